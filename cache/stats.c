@@ -1,0 +1,144 @@
+/*
+ * stats.c - the statistics counters (see stats.h).
+ *
+ * The file is text, one `name value` per line, so a human can read it and
+ * an older or newer astra-cc can ignore the names it does not know.
+ */
+#include "autoconfig.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "astra-cc/buf.h"
+#include "astra-cc/log.h"
+#include "cache/stats.h"
+
+static const char *const names[ASTRA_STAT__COUNT] = {
+	[ASTRA_STAT_ANNOTATED_COMPILES] = "annotated_compiles",
+	[ASTRA_STAT_KERNELS_SEEN] = "kernels_seen",
+	[ASTRA_STAT_HITS] = "hits",
+	[ASTRA_STAT_MISSES] = "misses",
+	[ASTRA_STAT_SUBSTITUTIONS] = "substitutions",
+	[ASTRA_STAT_QUEUED] = "queued_for_warmup",
+	[ASTRA_STAT_VERDICT_FASTER] = "verdict_faster",
+	[ASTRA_STAT_VERDICT_NONE] = "verdict_no_faster_variant",
+	[ASTRA_STAT_VERDICT_FAILED] = "verdict_failed",
+	[ASTRA_STAT_FALLBACK_PRAGMA] = "fallback_bad_pragma",
+	[ASTRA_STAT_FALLBACK_PARSE] = "fallback_extract_failed",
+	[ASTRA_STAT_FALLBACK_CACHE] = "fallback_cache_unusable",
+	[ASTRA_STAT_FALLBACK_REWRITE] = "fallback_rewrite_failed",
+	[ASTRA_STAT_FALLBACK_INTERNAL] = "fallback_internal_error",
+	[ASTRA_STAT_CORRUPT_ENTRIES] = "corrupt_entries",
+	[ASTRA_STAT_LOCK_TIMEOUTS] = "lock_wait_timeouts",
+	[ASTRA_STAT_LLM_REQUESTS] = "llm_requests",
+	[ASTRA_STAT_LLM_ERRORS] = "llm_errors",
+	[ASTRA_STAT_LLM_RETRIES] = "llm_retries",
+	[ASTRA_STAT_LLM_TOKENS_IN] = "llm_tokens_in",
+	[ASTRA_STAT_LLM_TOKENS_OUT] = "llm_tokens_out",
+};
+
+static long long pending[ASTRA_STAT__COUNT];
+
+const char *astra_stat_name(enum astra_stat s)
+{
+	return names[s];
+}
+
+void astra_stats_add(enum astra_stat s, long long n)
+{
+	pending[s] += n;
+}
+
+static void parse(const char *text, long long *out)
+{
+	const char *line = text;
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		size_t k = strcspn(line, " ");
+		int i;
+		if (k < len) {
+			for (i = 0; i < ASTRA_STAT__COUNT; i++)
+				if (strlen(names[i]) == k && !strncmp(line, names[i], k))
+					out[i] = strtoll(line + k + 1, NULL, 10);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+int astra_stats_read(const char *dir, long long *out)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	char *path = xasprintf("%s/stats", dir);
+	memset(out, 0, sizeof(long long) * ASTRA_STAT__COUNT);
+	if (astra_buf_read_file(&b, path, 1 << 20) == 0)
+		parse(b.buf, out);
+	astra_buf_release(&b);
+	free(path);
+	return 0;
+}
+
+/* Rewrite dir/stats as base + delta under dir/stats.lock. */
+static int update(const char *dir, const long long *delta, int zero)
+{
+	char *lock = xasprintf("%s/stats.lock", dir);
+	char *path = xasprintf("%s/stats", dir);
+	char *tmp = xasprintf("%s/stats.tmp.%d", dir, (int)getpid());
+	long long cur[ASTRA_STAT__COUNT];
+	struct astra_buf b = ASTRA_BUF_INIT;
+	int fd, lfd, i, ret = -1;
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+		goto out;
+	lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (lfd < 0)
+		goto out;
+	if (flock(lfd, LOCK_EX) < 0) {
+		close(lfd);
+		goto out;
+	}
+	astra_stats_read(dir, cur);
+	for (i = 0; i < ASTRA_STAT__COUNT; i++) {
+		cur[i] = zero ? 0 : cur[i] + delta[i];
+		astra_buf_addf(&b, "%s %lld\n", names[i], cur[i]);
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		if (write(fd, b.buf, b.len) == (ssize_t)b.len && close(fd) == 0 && rename(tmp, path) == 0)
+			ret = 0;
+		else
+			unlink(tmp);
+	}
+	close(lfd);
+out:
+	if (ret < 0)
+		astra_trace(ASTRA_TRACE_CACHE, "cannot update %s: %s", path, strerror(errno));
+	astra_buf_release(&b);
+	free(lock);
+	free(path);
+	free(tmp);
+	return ret;
+}
+
+int astra_stats_flush(const char *dir)
+{
+	int i, any = 0;
+	for (i = 0; i < ASTRA_STAT__COUNT; i++)
+		any |= pending[i] != 0;
+	if (!any)
+		return 0;
+	if (update(dir, pending, 0) < 0)
+		return -1;
+	memset(pending, 0, sizeof(pending));
+	return 0;
+}
+
+int astra_stats_zero(const char *dir)
+{
+	return update(dir, pending, 1);
+}

@@ -1,0 +1,55 @@
+/*
+ * stats.h - counters shown by `astra-cc -s`, like ccache's statistics.
+ *
+ * Counters are added in memory during a run and merged into
+ * <cache dir>/stats once, at the end (astra_stats_flush), under a lock and
+ * with an atomic rename, so a parallel build loses no increments.  Failing
+ * to write statistics never fails a build.
+ */
+#ifndef ASTRA_STATS_H
+#define ASTRA_STATS_H
+
+#include <stdio.h>
+
+enum astra_stat {
+	ASTRA_STAT_ANNOTATED_COMPILES, /* compiles of a TU with annotated kernels */
+	ASTRA_STAT_KERNELS_SEEN,       /* annotated kernels met in compiles */
+	ASTRA_STAT_HITS,               /* kernel lookups that found a verdict */
+	ASTRA_STAT_MISSES,             /* kernel lookups that found nothing */
+	ASTRA_STAT_SUBSTITUTIONS,      /* kernels compiled as a verified variant */
+	ASTRA_STAT_QUEUED,             /* kernels queued for warmup */
+	ASTRA_STAT_VERDICT_FASTER,     /* optimizations that found a faster variant */
+	ASTRA_STAT_VERDICT_NONE,       /* ... that found none */
+	ASTRA_STAT_VERDICT_FAILED,     /* ... that could not run */
+	ASTRA_STAT_FALLBACK_PRAGMA,    /* plain nvcc because of a pragma mistake */
+	ASTRA_STAT_FALLBACK_PARSE,     /* ... because extraction failed */
+	ASTRA_STAT_FALLBACK_CACHE,     /* ... because the cache was unusable */
+	ASTRA_STAT_FALLBACK_REWRITE,   /* ... because the rewritten TU did not compile */
+	ASTRA_STAT_FALLBACK_INTERNAL,  /* ... because of another internal failure */
+	ASTRA_STAT_CORRUPT_ENTRIES,    /* cache entries that failed their checks */
+	ASTRA_STAT_LOCK_TIMEOUTS,      /* waits for another process that ran out */
+	ASTRA_STAT_LLM_REQUESTS,
+	ASTRA_STAT_LLM_ERRORS,
+	ASTRA_STAT_LLM_RETRIES,
+	ASTRA_STAT_LLM_TOKENS_IN,
+	ASTRA_STAT_LLM_TOKENS_OUT,
+	ASTRA_STAT__COUNT
+};
+
+/* Machine name of a counter ("annotated_compiles"). */
+const char *astra_stat_name(enum astra_stat s);
+
+void astra_stats_add(enum astra_stat s, long long n);
+#define astra_stats_inc(s) astra_stats_add((s), 1)
+
+/*
+ * Merge the pending counters into dir/stats.  Returns 0 or -1 (logged).
+ * Nothing is written when nothing is pending.
+ */
+int astra_stats_flush(const char *dir);
+/* Read dir/stats into out[ASTRA_STAT__COUNT] (zeros if absent). */
+int astra_stats_read(const char *dir, long long *out);
+/* Zero all counters (keeps the file). */
+int astra_stats_zero(const char *dir);
+
+#endif

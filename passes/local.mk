@@ -1,0 +1,5 @@
+## passes/ - between the nvcc command line and the cache: extraction,
+## the pragma, substitution, test-program generation.
+
+libastra_a_SOURCES += \
+	passes/pipeline.c passes/pipeline.h

@@ -1,0 +1,27 @@
+/*
+ * pipeline.h - the annotated-compile path: extract, key, look up, substitute.
+ *
+ * The driver calls astra_pipeline_compile() for a single-.cu compile whose
+ * source (or a project header it includes) mentions `#pragma astra`.
+ */
+#ifndef ASTRA_PIPELINE_H
+#define ASTRA_PIPELINE_H
+
+#include "astra-cc/driver.h"
+
+/*
+ * Compile inv, substituting verified variants where the cache has them.
+ * Returns nvcc's exit status when this function ran nvcc itself, or -1 when
+ * the caller must run the unmodified command (nothing to substitute, or any
+ * failure of astra-cc's own work: the reason has been logged and counted).
+ */
+int astra_pipeline_compile(struct astra_invocation *inv);
+
+/*
+ * Cheap test, used before any parsing: does path, or a project header it
+ * includes with quotes, contain `#pragma astra`?  Reads files, nothing else.
+ * include_dirs: -I directories (NULL-terminated) to resolve quoted includes.
+ */
+int astra_pipeline_mentions_pragma(const char *path, char *const *include_dirs);
+
+#endif

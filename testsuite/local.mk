@@ -1,0 +1,31 @@
+## testsuite/ - `make check` runs the unit tests and the case directories
+## hermetically (no network, no GPU needed); `make check-gpu` runs only the
+## cases that need a GPU.  Both end with "N passed, N failed[, N skipped]".
+
+check_PROGRAMS += \
+	testsuite/unit/test-buf \
+	testsuite/unit/test-nvccopts \
+	testsuite/unit/test-config
+
+testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
+testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_nvccopts_SOURCES = testsuite/unit/test-nvccopts.c testsuite/unit/unit.h
+testsuite_unit_test_nvccopts_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_config_SOURCES = testsuite/unit/test-config.c testsuite/unit/unit.h
+testsuite_unit_test_config_LDADD = $(ASTRA_LIBS)
+
+EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
+
+TEST_ENV = srcdir="$(abs_top_srcdir)" builddir="$(abs_top_builddir)" \
+	ASTRA_CC="$(abs_top_builddir)/astra-cc/astra-cc" NVCC="$(NVCC_PATH)"
+
+check-local: astra-cc/astra-cc
+	@$(TEST_ENV) $(SHELL) -c '$(abs_top_srcdir)/testsuite/lib/run-tests $(TESTS_ARGS)'
+
+check-gpu: all $(check_PROGRAMS)
+	@$(TEST_ENV) $(SHELL) -c '$(abs_top_srcdir)/testsuite/lib/run-tests --gpu-only $(TESTS_ARGS)'
+
+clean-local:
+	rm -rf testsuite/scratch
+
+.PHONY: check-gpu

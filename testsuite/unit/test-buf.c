@@ -1,0 +1,60 @@
+/* Unit tests for buf.c and vec.c. */
+#include "autoconfig.h"
+
+#include <stdlib.h>
+
+#include "astra-cc/buf.h"
+#include "astra-cc/vec.h"
+#include "testsuite/unit/unit.h"
+
+int main(void)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	struct astra_vec v = ASTRA_VEC_INIT;
+	char *s;
+	size_t len;
+	int i;
+
+	CHECK_STR(b.buf, "");
+	astra_buf_adds(&b, "abc");
+	astra_buf_addf(&b, "-%d-%s", 42, "x");
+	CHECK_STR(b.buf, "abc-42-x");
+	for (i = 0; i < 1000; i++)
+		astra_buf_addf(&b, "%04d", i);
+	CHECK_INT(b.len, 8 + 4000);
+	astra_buf_setlen(&b, 3);
+	CHECK_STR(b.buf, "abc");
+	s = astra_buf_detach(&b, &len);
+	CHECK_STR(s, "abc");
+	CHECK_INT(len, 3);
+	CHECK_STR(b.buf, "");
+	free(s);
+
+	astra_buf_add_json_escaped(&b, "a\"b\\c\n\x01");
+	CHECK_STR(b.buf, "a\\\"b\\\\c\\n\\u0001");
+	astra_buf_reset(&b);
+	astra_buf_add_shell_quoted(&b, "it's");
+	CHECK_STR(b.buf, "'it'\\''s'");
+	astra_buf_reset(&b);
+	astra_buf_add_shell_quoted(&b, "-DX=1");
+	CHECK_STR(b.buf, "-DX=1");
+	astra_buf_release(&b);
+
+	astra_vec_split_shell(&v, "  -c 'a b.cu' \"x\\\"y\" z\\ w  ");
+	CHECK_INT(v.nr, 4);
+	CHECK_STR(v.v[0], "-c");
+	CHECK_STR(v.v[1], "a b.cu");
+	CHECK_STR(v.v[2], "x\"y");
+	CHECK_STR(v.v[3], "z w");
+	CHECK(v.v[4] == NULL);
+	astra_vec_insert(&v, 0, "first");
+	astra_vec_remove(&v, 2);
+	CHECK_STR(v.v[0], "first");
+	CHECK_STR(v.v[1], "-c");
+	CHECK_STR(v.v[2], "x\"y");
+	CHECK_INT(astra_vec_find(&v, "z w"), 3);
+	CHECK_INT(astra_vec_find(&v, "nope"), -1);
+	astra_vec_clear(&v);
+	CHECK_INT(v.nr, 0);
+	return unit_done();
+}
