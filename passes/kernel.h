@@ -1,0 +1,75 @@
+/*
+ * kernel.h - what astra-cc knows about an annotated kernel and its TU.
+ *
+ * Filled by extract.c (the libclang adapter, the only file that includes
+ * clang-c/Index.h); read by the key, substitution, test-program generation
+ * and the rules.  Offsets are byte offsets into the file's text as read
+ * from disk; lines and columns are 1-based as compilers print them.
+ * Every string is owned by the struct that holds it.
+ */
+#ifndef ASTRA_KERNEL_H
+#define ASTRA_KERNEL_H
+
+#include "passes/pragma.h"
+
+struct astra_param {
+	char *name;
+	char *type;       /* as written, e.g. "const T *__restrict__" */
+	char *elem_type;  /* pointers: the pointee without cv/restrict, e.g. "T"; else NULL */
+	int is_pointer;
+	int is_const;     /* pointers: pointee is const */
+};
+
+struct astra_kernel {
+	char *name;
+	char *file;                 /* the file that defines it, as the compiler names it */
+	unsigned line, col;         /* first token of the definition (template or __global__) */
+	size_t start, end;          /* [start, end) bytes of the whole definition in file */
+	size_t body_start;          /* offset of the body's '{' */
+	char *text;                 /* the definition's text, [start, end) */
+	int is_template;
+	char **tmpl_params;         /* template parameter names, e.g. "T", "VEC" */
+	char **tmpl_kinds;          /* their kinds as written: "typename", "int" */
+	size_t nr_tmpl;
+	int is_extern_c;
+	char *launch_bounds;        /* the __launch_bounds__(...) arguments, or NULL */
+	struct astra_param *params;
+	size_t nr_params;
+	struct astra_pragma pragma;
+	size_t pragma_start, pragma_end; /* bytes of the pragma lines */
+	/*
+	 * Names the kernel refers to that are defined in the same file
+	 * (functions, macros, types, globals), transitively, with their text:
+	 * the key hashes them, the test program copies them.
+	 */
+	char **deps;
+	char **dep_texts;
+	size_t nr_deps;
+};
+
+/* A launch site: name<<<config>>>(args) in the main file. */
+struct astra_launch {
+	char *kernel;               /* callee name as written (may include template args) */
+	size_t start, end;          /* the whole expression */
+	unsigned line, col;
+	char **config;              /* grid, block[, shmem[, stream]] as written */
+	size_t nr_config;
+	char **args;
+	size_t nr_args;
+};
+
+struct astra_tu {
+	char *path;                 /* the main file as given on the command line */
+	char *text;                 /* its contents */
+	size_t len;
+	struct astra_kernel *kernels;
+	size_t nr_kernels, alloc_kernels;
+	struct astra_launch *launches;
+	size_t nr_launches, alloc_launches;
+	struct astra_diags diags;   /* pragma mistakes and other user-facing problems */
+};
+
+void astra_tu_release(struct astra_tu *tu);
+const struct astra_kernel *astra_tu_kernel(const struct astra_tu *tu, const char *name);
+
+#endif
