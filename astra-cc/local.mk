@@ -10,6 +10,7 @@ libastra_a_SOURCES += \
 	astra-cc/commands.c astra-cc/commands.h \
 	astra-cc/config.c astra-cc/config.h \
 	astra-cc/driver.h \
+	astra-cc/json.c astra-cc/json.h \
 	astra-cc/locate.c astra-cc/locate.h \
 	astra-cc/log.c astra-cc/log.h \
 	astra-cc/nvccopts.c astra-cc/nvccopts.h \

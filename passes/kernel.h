@@ -20,6 +20,22 @@ struct astra_param {
 	int is_const;     /* pointers: pointee is const */
 };
 
+enum astra_tok_kind {
+	ASTRA_TOK_PUNCT,
+	ASTRA_TOK_KEYWORD,
+	ASTRA_TOK_IDENT,
+	ASTRA_TOK_LITERAL,
+	ASTRA_TOK_COMMENT,
+};
+
+/* One token of a kernel's definition, as libclang tokenizes it. */
+struct astra_token {
+	enum astra_tok_kind kind;
+	char *text;
+	size_t off;                 /* offset in the kernel's text */
+	unsigned line, col;         /* in the file */
+};
+
 struct astra_kernel {
 	char *name;
 	char *file;                 /* the file that defines it, as the compiler names it */
@@ -45,7 +61,28 @@ struct astra_kernel {
 	char **deps;
 	char **dep_texts;
 	size_t nr_deps;
+	/* The definition's tokens (comments included, kind COMMENT). */
+	struct astra_token *tokens;
+	size_t nr_tokens;
 };
+
+/*
+ * A variant of a kernel: what an optimizer proposes, what the verifier
+ * judges and what the cache stores.  text holds the kernel's definition
+ * (same name and signature as the original) and any new __device__
+ * helpers it needs, and nothing else.  A variant that needs another launch
+ * geometry says so in a `#pragma astra launch(grid=..., block=...,
+ * shmem=...)` line above the kernel in text; the expressions use only the
+ * kernel's parameter names and constants, so that a generated host
+ * launcher can evaluate them at every launch site.
+ */
+struct astra_variant {
+	char *text;
+	char *grid, *block, *shmem; /* parsed from text; NULL: the original launch */
+	char *origin;               /* what made it: "rules: vectorize,fastmath", "llm: <model>" */
+};
+
+void astra_variant_release(struct astra_variant *v);
 
 /* A launch site: name<<<config>>>(args) in the main file. */
 struct astra_launch {
