@@ -1,0 +1,69 @@
+/*
+ * optimizer.h - the interface every optimizer implements (rules, LLM).
+ *
+ * The loop (agents/loop.c) owns the rounds: each round it asks every
+ * enabled optimizer for candidates, batches them into one test program,
+ * verifies and times them, and records the outcome in the history that the
+ * next round's optimizers see.  Optimizers never run kernels themselves.
+ */
+#ifndef ASTRA_OPTIMIZER_H
+#define ASTRA_OPTIMIZER_H
+
+#include "astra-cc/buf.h"
+#include "passes/kernel.h"
+
+/* What the profiling role measured for one kernel version at one shape. */
+struct astra_profile {
+	double time_us;       /* median */
+	double spread;        /* relative half-width of the middle of the distribution */
+	double bytes;         /* bytes moved per launch (from the pragma's buffers) */
+	double flops;         /* per launch (from flops(...)), 0 when unknown */
+	double bw_frac;       /* achieved bandwidth / measured copy ceiling */
+	double flop_frac;     /* achieved FLOP rate / measured FMA ceiling */
+	int regs, spills;     /* from ptxas, -1 when unknown */
+};
+
+/* One earlier candidate and what became of it. */
+struct astra_attempt {
+	char *origin;         /* "rules: vectorize", "llm: gpt-x" */
+	char *text;           /* the candidate's text */
+	int compiled;         /* 0: did not compile */
+	int accepted;         /* passed verification */
+	char *reason;         /* why not, as the verifier or compiler said it */
+	double speedup;       /* baseline time / candidate time (geometric mean over shapes), 0 unknown */
+};
+
+struct astra_opt_context {
+	const struct astra_tu *tu;
+	const struct astra_kernel *kernel;
+	const struct astra_cmdline *cl;      /* the TU's nvcc command (flags for compiles) */
+	const struct astra_profile *baseline; /* largest shape; NULL before the first profile */
+	const struct astra_attempt *history;
+	size_t nr_history;
+	const struct astra_variant *best;    /* best accepted so far, NULL: the original */
+	int round;                           /* 0-based */
+	int cc;                              /* compute capability of the GPU judged on (90), 0 unknown */
+	/*
+	 * Compile one candidate alone (nvcc, the TU's flags) without running
+	 * it; compiler messages go to errors.  Returns 0 when it compiles.
+	 * Optimizers that repair their own output (the LLM) use it.
+	 */
+	int (*try_compile)(void *loop, const struct astra_variant *v, struct astra_buf *errors);
+	void *loop;
+};
+
+struct astra_optimizer {
+	const char *name;     /* "rules", "llm" */
+	/*
+	 * Append up to max candidates for this round to out (initialized by
+	 * the callee; the caller releases them).  Returns how many, or -1 on a
+	 * failure of the optimizer itself (logged and counted; the loop goes on
+	 * with the other optimizers).
+	 */
+	int (*propose)(struct astra_optimizer *self, const struct astra_opt_context *ctx,
+		       struct astra_variant *out, size_t max);
+	void (*release)(struct astra_optimizer *self);
+	void *state;
+};
+
+#endif
