@@ -5,7 +5,10 @@
 check_PROGRAMS += \
 	testsuite/unit/test-buf \
 	testsuite/unit/test-nvccopts \
-	testsuite/unit/test-config
+	testsuite/unit/test-config \
+	testsuite/unit/test-rewrite \
+	testsuite/unit/test-substitute \
+	testsuite/unit/subst-harness
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -13,6 +16,13 @@ testsuite_unit_test_nvccopts_SOURCES = testsuite/unit/test-nvccopts.c testsuite/
 testsuite_unit_test_nvccopts_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_config_SOURCES = testsuite/unit/test-config.c testsuite/unit/unit.h
 testsuite_unit_test_config_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_rewrite_SOURCES = testsuite/unit/test-rewrite.c testsuite/unit/unit.h
+testsuite_unit_test_rewrite_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_substitute_SOURCES = testsuite/unit/test-substitute.c testsuite/unit/unit.h
+testsuite_unit_test_substitute_LDADD = $(ASTRA_LIBS)
+# Until passes/extract.c is merged: --with-variant with a throwaway scanner.
+testsuite_unit_subst_harness_SOURCES = testsuite/unit/subst-harness.c
+testsuite_unit_subst_harness_LDADD = $(ASTRA_LIBS)
 
 EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
 

@@ -1,0 +1,38 @@
+/*
+ * withvariant.h - `astra-cc --with-variant NAME=FILE ... -- NVCC ARGS...`
+ *
+ * An inspection and testing command: compile one nvcc command with a
+ * hand-written variant FILE substituted for kernel NAME, exactly as a
+ * cache hit would (substitute.h), but without the verifier: the variant is
+ * trusted as written.  It is how the substitution tests build programs
+ * with a variant that keeps the geometry and one that changes it, and how
+ * a person can look at the rewritten source (--save DIR).
+ *
+ *   --with-variant NAME=FILE   (repeatable) the variant's text: the kernel's
+ *                              definition and any __device__ helpers; a
+ *                              `#pragma astra launch(grid=..., block=...,
+ *                              shmem=...)` line gives it its own geometry
+ *   --cc LIST                  compute capabilities to treat as verified
+ *                              (90 or 80,90); default: every sm_XX the
+ *                              command compiles for
+ *   --save DIR                 copy the rewritten sources into DIR
+ *
+ * If substitution fails the command says so on stderr and compiles the
+ * original, so it never breaks a build that nvcc would pass.
+ */
+#ifndef ASTRA_WITHVARIANT_H
+#define ASTRA_WITHVARIANT_H
+
+#include "astra-cc/nvccopts.h"
+#include "passes/kernel.h"
+
+/* How the command finds the kernels of the main file (extract.c in the product). */
+typedef int (*astra_extract_fn)(struct astra_tu *tu, const char *path, const struct astra_cmdline *cl);
+
+/*
+ * The command: argv[0] is "--with-variant", the options above, "--", then
+ * the nvcc command (argv of the real compiler).  Returns the exit status.
+ */
+int astra_with_variant_run(int argc, char **argv, astra_extract_fn extract);
+
+#endif
