@@ -795,6 +795,7 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 	struct astra_buf b = ASTRA_BUF_INIT, decl = ASTRA_BUF_INIT, fwd = ASTRA_BUF_INIT;
 	char *vname = astra_rewrite_variant_name(k->name);
 	char *lname = astra_rewrite_launcher_name(k->name);
+	char *pname = xasprintf("__astra_pending_%s", k->name);
 	char *head = k->is_template ? template_head(k) : NULL;
 	char *targs = template_args(k);
 	struct kdef d;
@@ -828,30 +829,74 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 	astra_buf_adds(&b, "{ __trap(); }\n#endif\n");
 	astra_buf_adds(&b, variant_ok_helper);
 
-	astra_buf_addf(&b, "%s%sstatic inline void %s(dim3 __astra_grid, dim3 __astra_block, "
-		       "size_t __astra_shmem, cudaStream_t __astra_stream%s)\n{\n",
-		       head ? head : "", head ? "\n" : "", lname, decl.buf);
+	/*
+	 * A site becomes
+	 *     (__astra_pending_K(cfg) ? (void)0 : __astra_launch_K(args))
+	 * the way nvcc itself lowers name<<<cfg>>>(args): the condition is
+	 * sequenced before the arguments (so the configuration is evaluated
+	 * first, and no compiler warns about the order), each argument is
+	 * evaluated once with a call's conversions, and the expression is
+	 * void.  The condition is a temporary that lives to the end of the
+	 * full-expression and registers itself in a per-thread chain, which
+	 * the launcher reads (the innermost configuration not yet used, so
+	 * launches nested in the arguments keep their own); its destructor
+	 * unlinks it, also when an argument throws.  Both live in an unnamed
+	 * namespace: kernels of the same name in two files must not share an
+	 * inline function.
+	 */
+	astra_buf_addf(&b, "namespace {\n"
+		       "struct %s {\n"
+		       "\tdim3 __astra_grid, __astra_block;\n"
+		       "\tsize_t __astra_shmem;\n"
+		       "\tcudaStream_t __astra_stream;\n"
+		       "\t%s *__astra_prev;\n"
+		       "\tint __astra_used;\n"
+		       "\tstatic %s *&__astra_top()\n\t{\n"
+		       "\t\tstatic thread_local %s *__astra_t = 0;\n"
+		       "\t\treturn __astra_t;\n\t}\n"
+		       "\t%s(dim3 __astra_g, dim3 __astra_b, size_t __astra_s, cudaStream_t __astra_st)\n"
+		       "\t\t: __astra_grid(__astra_g), __astra_block(__astra_b), __astra_shmem(__astra_s),\n"
+		       "\t\t  __astra_stream(__astra_st), __astra_prev(__astra_top()), __astra_used(0)\n"
+		       "\t{\n\t\t__astra_top() = this;\n\t}\n"
+		       "\t~%s()\n\t{\n\t\tif (__astra_top() == this)\n\t\t\t__astra_top() = __astra_prev;\n\t}\n"
+		       "\t%s(const %s &) = delete;\n"
+		       "\t%s &operator=(const %s &) = delete;\n"
+		       "\texplicit operator bool() const\n\t{\n\t\treturn false;\n\t}\n"
+		       "\tstatic %s *__astra_take()\n\t{\n"
+		       "\t\t%s *__astra_p = __astra_top();\n"
+		       "\t\twhile (__astra_p && __astra_p->__astra_used)\n"
+		       "\t\t\t__astra_p = __astra_p->__astra_prev;\n"
+		       "\t\tif (__astra_p)\n\t\t\t__astra_p->__astra_used = 1;\n"
+		       "\t\treturn __astra_p;\n\t}\n"
+		       "};\n"
+		       "}\n",
+		       pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname);
+	astra_buf_addf(&b, "%s%sstatic inline void %s(%s)\n{\n", head ? head : "", head ? "\n" : "", lname,
+		       decl.len > 2 ? decl.buf + 2 : "");
+	astra_buf_addf(&b, "\t%s *__astra_p = %s::__astra_take();\n", pname, pname);
 	astra_buf_adds(&b, "\tstatic volatile signed char __astra_c[64];\n");
 	astra_buf_adds(&b, "\tstatic const int __astra_cc[] = { ");
 	for (i = 0; i < s->nr_ccs; i++)
 		astra_buf_addf(&b, "%s%d", i ? ", " : "", s->ccs[i]);
-	astra_buf_addf(&b, " };\n\tif (__astra_variant_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu))\n",
+	astra_buf_adds(&b, " };\n\tif (!__astra_p)\n\t\treturn;\n");
+	astra_buf_addf(&b, "\tif (__astra_variant_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu))\n",
 		       vname, targs, s->nr_ccs);
 	astra_buf_addf(&b, "\t\t%s%s<<<", vname, targs);
 	if (v->grid)
 		astra_buf_addf(&b, "dim3(%s), ", v->grid);
 	else
-		astra_buf_adds(&b, "__astra_grid, ");
+		astra_buf_adds(&b, "__astra_p->__astra_grid, ");
 	if (v->block)
 		astra_buf_addf(&b, "dim3(%s), ", v->block);
 	else
-		astra_buf_adds(&b, "__astra_block, ");
+		astra_buf_adds(&b, "__astra_p->__astra_block, ");
 	if (v->shmem)
 		astra_buf_addf(&b, "(size_t)(%s), ", v->shmem);
 	else
-		astra_buf_adds(&b, "__astra_shmem, ");
-	astra_buf_addf(&b, "__astra_stream>>>(%s);\n", fwd.buf);
-	astra_buf_addf(&b, "\telse\n\t\t%s%s<<<__astra_grid, __astra_block, __astra_shmem, __astra_stream>>>(%s);\n}\n",
+		astra_buf_adds(&b, "__astra_p->__astra_shmem, ");
+	astra_buf_addf(&b, "__astra_p->__astra_stream>>>(%s);\n", fwd.buf);
+	astra_buf_addf(&b, "\telse\n\t\t%s%s<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
+		       "__astra_p->__astra_shmem, __astra_p->__astra_stream>>>(%s);\n}\n",
 		       k->name, targs, fwd.buf);
 	if (extra)
 		astra_buf_adds(&b, extra);
@@ -863,6 +908,7 @@ out:
 	astra_buf_release(&fwd);
 	free(vname);
 	free(lname);
+	free(pname);
 	free(head);
 	free(targs);
 	return ret;
@@ -900,7 +946,6 @@ struct site {
 	size_t cfg[5];           /* starts of the config items, then the position of >>> */
 	size_t nr_cfg;
 	size_t paren;            /* the '(' of the arguments */
-	int no_args;
 };
 
 static int parse_site(const char *s, size_t start, size_t end, const char *kname, struct site *out)
@@ -954,9 +999,6 @@ static int parse_site(const char *s, size_t start, size_t end, const char *kname
 	if (lex_next(&lx, &t) != LK_PUNCT || !punct(&lx, &t, '('))
 		return -1;
 	out->paren = t.start;
-	if (lex_next(&lx, &t) == LK_EOF)
-		return -1;
-	out->no_args = punct(&lx, &t, ')');
 	return 0;
 }
 
@@ -997,10 +1039,14 @@ int astra_rewrite_launches(struct astra_edits *e, const struct astra_tu *tu, con
 		if (skip)
 			continue; /* a launch from device code keeps the original */
 
-		astra_buf_add(&b, tu->text + l->start, st.name - l->start);
-		astra_buf_adds(&b, lname);
-		astra_buf_add(&b, tu->text + st.name_end, st.cfg[0] - 3 - st.name_end);
+		/*
+		 * ns::name<T><<<g, b>>>(args) becomes
+		 * (ns::__astra_pending_name((g), (b), 0, 0) ? (void)0 : ns::__astra_launch_name<T>(args))
+		 * in two edits, so that a launch inside the arguments is rewritten too.
+		 */
 		astra_buf_addch(&b, '(');
+		astra_buf_add(&b, tu->text + l->start, st.name - l->start);
+		astra_buf_addf(&b, "__astra_pending_%s(", k->name);
 		for (c = 0; c < st.nr_cfg; c++) {
 			size_t a = st.cfg[c], z = st.cfg[c + 1] - (c + 1 < st.nr_cfg ? 1 : 0);
 			astra_buf_addf(&b, "%s(", c ? ", " : "");
@@ -1009,13 +1055,17 @@ int astra_rewrite_launches(struct astra_edits *e, const struct astra_tu *tu, con
 		}
 		for (; c < 4; c++)
 			astra_buf_adds(&b, ", 0");
+		astra_buf_adds(&b, ") ? (void)0 : ");
+		astra_buf_add(&b, tu->text + l->start, st.name - l->start);
+		astra_buf_adds(&b, lname);
+		astra_buf_add(&b, tu->text + st.name_end, st.cfg[0] - 3 - st.name_end);
 		/* Keep the newlines between >>> and ( so that lines do not move. */
 		for (c = st.cfg[st.nr_cfg] + 3; c < st.paren; c++)
 			if (tu->text[c] == '\n')
 				astra_buf_addch(&b, '\n');
-		if (!st.no_args)
-			astra_buf_adds(&b, ", ");
+		astra_buf_addch(&b, '(');
 		astra_edits_add(e, l->start, st.paren + 1, astra_buf_detach(&b, NULL), 0);
+		astra_edits_add(e, l->end, l->end, xstrdup(")"), 0);
 		done++;
 	}
 	free(lname);

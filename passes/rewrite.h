@@ -28,20 +28,23 @@
  *    launch(grid=..., block=..., shmem=...)` line): the original stays
  *    untouched, the variant is added after it as __astra_v_<name> (on
  *    unverified architectures a trapping stub with the same signature), and
- *    a host launcher __astra_launch_<name> follows.  Each launch site
- *    name<<<grid, block[, shmem[, stream]]>>>(args) in the main file becomes
- *    __astra_launch_<name>((grid), (block), (shmem), (stream), args): the
- *    arguments are evaluated once, as function arguments; the launcher
- *    computes the variant's geometry from the kernel's parameters, keeps
- *    the stream, and launches the variant only when the code loaded for the
- *    current device was compiled for, and runs on, a verified architecture
- *    (cudaFuncGetAttributes: ptxVersion and binaryVersion, cached per
- *    device); otherwise it launches the original with the original
- *    configuration.  Shared memory: the variant's expression when it gives
- *    one, else the launch site's own value.  Launches that astra-cc cannot
- *    see (other files, function pointers, cudaLaunchKernel) reach the
- *    untouched original.
- */
+ *    a host launcher follows.  Each launch site
+ *        ns::name<T><<<grid, block[, shmem[, stream]]>>>(args)
+ *    in the main file becomes
+ *        ns::__astra_launch_<name>((grid), (block), (shmem), (stream)).__astra_call<T>(args)
+ *    which, like the launch it replaces, is a void expression that
+ *    evaluates the configuration first (C++17 sequences a call's
+ *    postfix-expression before its arguments) and then each argument once,
+ *    converted as in a call.  __astra_call computes the variant's geometry
+ *    from the kernel's parameters, keeps the stream, and launches the
+ *    variant only when the code loaded for the current device was compiled
+ *    for, and runs on, a verified architecture (cudaFuncGetAttributes:
+ *    ptxVersion and binaryVersion, cached per device); otherwise it launches
+ *    the original with the original configuration.  Shared memory: the
+ *    variant's expression when it gives one, else the site's own value.
+ *    Launches that astra-cc cannot see (other files, function pointers,
+ *    cudaLaunchKernel) reach the untouched original.
+  */
 #ifndef ASTRA_REWRITE_H
 #define ASTRA_REWRITE_H
 

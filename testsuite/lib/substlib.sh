@@ -68,3 +68,36 @@ differ_fn() {
 	b=$(fn_sass "$2" "$3" ${4:+"$4"}) || return 1
 	[ "$a" != "$b" ] || { echo "SASS of $3${4:+ ($4)} is the same in $1 and $2" >&2; return 1; }
 }
+
+# splice_variant SRC VARIANT KERNEL [NEWNAME]: SRC with the definition of
+# KERNEL (from its `__global__ void KERNEL` line to the first line that is
+# just `}`) replaced by VARIANT, or, with NEWNAME, followed by VARIANT
+# renamed to NEWNAME: the translation unit a person would write by hand,
+# whose code the substituted build must reproduce.
+splice_variant() {
+	awk -v kernel="$3" -v vfile="$2" -v newname="${4:-}" '
+		function emit_variant(   line) {
+			while ((getline line < vfile) > 0) {
+				if (line ~ /^#pragma astra/) continue
+				if (newname != "") gsub("void " kernel "\\(", "void " newname "(", line)
+				print line
+			}
+			close(vfile)
+		}
+		!inside && $0 ~ "^__global__ void " kernel "\\(" { inside = 1; if (newname != "") print; next }
+		inside { if (newname != "") print; if ($0 == "}") { inside = 0; emit_variant() } next }
+		{ print }
+	' "$1"
+}
+
+# build_ref VARIANT KERNEL [NEWNAME] -- NVCC-ARGS: compile splice_variant of
+# src/k.cu in ./ref (a copy of ./src) with NVCC-ARGS.
+build_ref() {
+	local v=$1 k=$2 n=
+	shift 2
+	[ "$1" != "--" ] && { n=$1; shift; }
+	shift
+	rm -rf ref && cp -R src ref
+	splice_variant src/k.cu "$v" "$k" $n > ref/k.cu
+	(cd ref && "$NVCC" "$@" 2> ../ref.err) || { cat ref.err >&2; return 1; }
+}

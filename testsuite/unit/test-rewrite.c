@@ -243,21 +243,23 @@ static void test_geometry(void)
 	/* Unverified architectures get a stub with the same signature. */
 	CHECK(strstr(out.buf, "__global__ void __launch_bounds__(256) __astra_v_scale(float *x, int n)\n{ __trap(); }"));
 	/* The launcher. */
-	CHECK(strstr(out.buf, "static inline void __astra_launch_scale(dim3 __astra_grid, dim3 __astra_block, "
-			      "size_t __astra_shmem, cudaStream_t __astra_stream, float * x, int n)"));
+	CHECK(strstr(out.buf, "namespace {\nstruct __astra_pending_scale {\n"));
+	CHECK(strstr(out.buf, "\t\tstatic thread_local __astra_pending_scale *__astra_t = 0;\n"));
+	CHECK(strstr(out.buf, "\nstatic inline void __astra_launch_scale(float * x, int n)\n"));
 	CHECK(strstr(out.buf, "static const int __astra_cc[] = { 90, 100 };"));
 	CHECK(strstr(out.buf, "__astra_variant_ok(__astra_c, (const void *)__astra_v_scale, __astra_cc, 2)"));
-	CHECK(strstr(out.buf, "__astra_v_scale<<<dim3((n + 1023) / 1024), dim3(256), __astra_shmem, __astra_stream>>>(x, n);"));
-	CHECK(strstr(out.buf, "scale<<<__astra_grid, __astra_block, __astra_shmem, __astra_stream>>>(x, n);"));
+	CHECK(strstr(out.buf, "__astra_v_scale<<<dim3((n + 1023) / 1024), dim3(256), __astra_p->__astra_shmem, __astra_p->__astra_stream>>>(x, n);"));
+	CHECK(strstr(out.buf, "\t\tscale<<<__astra_p->__astra_grid, __astra_p->__astra_block, __astra_p->__astra_shmem, __astra_p->__astra_stream>>>(x, n);"));
 	CHECK(strstr(out.buf, "ptxVersion == __astra_cc[__astra_i]"));
 	CHECK(strstr(out.buf, "binaryVersion == __astra_cc[__astra_i]"));
 	/* Sites: each argument once, the stream kept, defaults filled in, lines kept. */
-	CHECK(strstr(out.buf, "\t__astra_launch_scale(((n + 255) / 256), ( 256), ( 0), ( s), x, n++);\n"));
-	CHECK(strstr(out.buf, "\t__astra_launch_scale((1), (\n\t        2), 0, 0, x, n);\n"));
-	CHECK(strstr(out.buf, "\t__astra_launch_scale((dim3(1, 2)), ( 3), 0, 0\n, x, 7);\n"));
+	CHECK(strstr(out.buf, "\t(__astra_pending_scale(((n + 255) / 256), ( 256), ( 0), ( s)) ? (void)0 : __astra_launch_scale(x, n++));\n"));
+	CHECK(strstr(out.buf, "\t(__astra_pending_scale((1), (\n\t        2), 0, 0) ? (void)0 : __astra_launch_scale(x, n));\n"));
+	CHECK(strstr(out.buf, "\t(__astra_pending_scale((dim3(1, 2)), ( 3), 0, 0) ? (void)0 : __astra_launch_scale\n(x, 7));\n"));
 	CHECK(!strstr(out.buf, "scale<<<(n + 255)"));
 	CHECK_INT(mapped_line(out.buf, "int after_kernel", file, sizeof(file)), 9);
-	CHECK_INT(mapped_line(out.buf, "__astra_launch_scale(((n", file, sizeof(file)), 12);
+	CHECK_INT(mapped_line(out.buf, "__astra_pending_scale(((n", file, sizeof(file)), 12);
+	CHECK_INT(mapped_line(out.buf, "(x, 7));", file, sizeof(file)), 16);
 	CHECK_INT(mapped_line(out.buf, "int last_line", file, sizeof(file)), 18);
 	CHECK_STR(file, "k.cu");
 
@@ -313,14 +315,16 @@ static void test_template_and_order(void)
 	/* The launch before the definition keeps the original. */
 	CHECK_INT(astra_rewrite_launches(&e, &tu, &s), 2);
 	CHECK_INT(astra_edits_apply(&e, tu.text, tu.len, "t.cu", &out), 0);
+	if (getenv("DUMP2"))
+		fputs(out.buf, stderr);
 	CHECK(strstr(out.buf, "fill<float><<<1, 32>>>(p, 4);"));
-	CHECK(strstr(out.buf, "template <typename T, int N = 4>\nstatic inline void __astra_launch_fill("));
+	CHECK(strstr(out.buf, "template <typename T, int N = 4>\nstatic inline void __astra_launch_fill(T * p, int n)\n"));
 	CHECK(strstr(out.buf, "template <typename T, int N>\n__global__ void __astra_v_fill(T *p, int n) { p[1] = N; }"));
 	CHECK(strstr(out.buf, "(const void *)__astra_v_fill<T, N>"));
-	CHECK(strstr(out.buf, "__astra_v_fill<T, N><<<__astra_grid, dim3(128), (size_t)(sizeof(T) * 128), __astra_stream>>>(p, n);"));
-	CHECK(strstr(out.buf, "fill<T, N><<<__astra_grid, __astra_block, __astra_shmem, __astra_stream>>>(p, n);"));
-	CHECK(strstr(out.buf, "__astra_launch_fill((2), ( 64), ( 128), ( st), p, 8);"));
-	CHECK(strstr(out.buf, "__astra_launch_fill<double, 2>((1), ( 1), 0, 0, p, 1);"));
+	CHECK(strstr(out.buf, "__astra_v_fill<T, N><<<__astra_p->__astra_grid, dim3(128), (size_t)(sizeof(T) * 128), __astra_p->__astra_stream>>>(p, n);"));
+	CHECK(strstr(out.buf, "\t\tfill<T, N><<<__astra_p->__astra_grid, __astra_p->__astra_block, __astra_p->__astra_shmem, __astra_p->__astra_stream>>>(p, n);"));
+	CHECK(strstr(out.buf, "(__astra_pending_fill((2), ( 64), ( 128), ( st)) ? (void)0 : __astra_launch_fill(p, 8));"));
+	CHECK(strstr(out.buf, "(__astra_pending_fill((1), ( 1), 0, 0) ? (void)0 : __astra_launch_fill<double, 2>(p, 1));"));
 
 	astra_buf_release(&out);
 	astra_edits_release(&e);
@@ -328,6 +332,52 @@ static void test_template_and_order(void)
 	free(v.text);
 	free(v.block);
 	free(v.shmem);
+	free_kernel(&k);
+}
+
+static void test_nested_and_qualified(void)
+{
+	static const char src[] =
+		"namespace ns {\n__global__ void k(int *x, int n) { x[0] = n; }\n}\n"
+		"void h(int *x, int *y) { ns::k<<<1, 2>>>(x, (ns::k<<<3, 4>>>(y, 1), 5)); }\n";
+	static const char *types[] = { "int *", "int" };
+	static const char *names[] = { "x", "n" };
+	struct astra_tu tu;
+	struct astra_kernel k;
+	struct astra_variant v = { 0 };
+	struct astra_subst s = { &k, &v, cc90, 1 };
+	struct astra_edits e = ASTRA_EDITS_INIT;
+	struct astra_buf out = ASTRA_BUF_INIT;
+
+	memset(&tu, 0, sizeof(tu));
+	tu.path = "n.cu";
+	tu.text = (char *)src;
+	tu.len = strlen(src);
+	mk_kernel(&k, src, "k", "__global__ void k", "n.cu", types, names, 2);
+	tu.kernels = &k;
+	tu.nr_kernels = 1;
+	/* The outer site spans the inner one. */
+	tu.launches = xcalloc(2, sizeof(*tu.launches));
+	tu.nr_launches = 2;
+	tu.launches[0].start = (size_t)(strstr(src, "ns::k<<<1") - src);
+	tu.launches[0].end = (size_t)(strstr(src, "5))") + 2 - src);
+	tu.launches[1].start = (size_t)(strstr(src, "ns::k<<<3") - src);
+	tu.launches[1].end = (size_t)(strstr(src, "1), 5") + 2 - src);
+	v.text = xstrdup("#pragma astra launch(grid=n)\n__global__ void k(int *x, int n) { x[1] = n; }\n");
+	CHECK_INT(astra_variant_parse_launch(&v), 0);
+	CHECK_INT(astra_rewrite_kernel(&e, tu.text, tu.len, "n.cu", &s, NULL), 0);
+	CHECK_INT(astra_rewrite_launches(&e, &tu, &s), 2);
+	CHECK_INT(astra_edits_apply(&e, tu.text, tu.len, "n.cu", &out), 0);
+	CHECK(strstr(out.buf, "void h(int *x, int *y) { (ns::__astra_pending_k((1), ( 2), 0, 0) ? (void)0 : "
+			      "ns::__astra_launch_k(x, ((ns::__astra_pending_k((3), ( 4), 0, 0) ? (void)0 : "
+			      "ns::__astra_launch_k(y, 1)), 5))); }\n"));
+	/* The launcher is defined inside the namespace, after the kernel. */
+	CHECK(strstr(out.buf, "__global__ void k(int *x, int n) { x[0] = n; }\n#if !defined(__CUDA_ARCH__)"));
+	astra_buf_release(&out);
+	astra_edits_release(&e);
+	free(tu.launches);
+	free(v.text);
+	free(v.grid);
 	free_kernel(&k);
 }
 
@@ -473,6 +523,7 @@ int main(void)
 	test_in_place();
 	test_geometry();
 	test_template_and_order();
+	test_nested_and_qualified();
 	test_columns_and_midline();
 	test_failures();
 	test_includes();
