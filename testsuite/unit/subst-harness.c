@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "astra-cc/buf.h"
 #include "astra-cc/config.h"
@@ -201,22 +202,51 @@ static void scan_launches(struct astra_tu *tu)
 	}
 }
 
+/* A header named by an #include at p (after the '#include '), as the compiler would spell it. */
+static char *find_header(const char *path, const char *p, const struct astra_cmdline *cl)
+{
+	char close = *p == '<' ? '>' : '"';
+	const char *q = strchr(p + 1, close), *slash = strrchr(path, '/');
+	char *name, *h;
+	size_t i;
+	if (!q)
+		return NULL;
+	name = xstrndup(p + 1, (size_t)(q - p - 1));
+	if (close == '"') {
+		h = xasprintf("%.*s%s", slash ? (int)(slash - path + 1) : 0, path, name);
+		if (!access(h, R_OK)) {
+			free(name);
+			return h;
+		}
+		free(h);
+	}
+	for (i = 0; cl && i + 1 < cl->preproc_flags.nr; i++)
+		if (!strcmp(cl->preproc_flags.v[i], "-I")) {
+			h = xasprintf("%s/%s", cl->preproc_flags.v[i + 1], name);
+			if (!access(h, R_OK)) {
+				free(name);
+				return h;
+			}
+			free(h);
+		}
+	free(name);
+	return NULL;
+}
+
 static int scan_tu(struct astra_tu *tu, const char *path, const struct astra_cmdline *cl)
 {
 	struct astra_buf b = ASTRA_BUF_INIT;
 	const char *p;
-	(void)cl;
 	if (astra_buf_read_file(&b, path, 0) < 0)
 		return -1;
 	tu->path = xstrdup(path);
 	tu->len = b.len;
 	tu->text = astra_buf_detach(&b, NULL);
 	scan_kernels(tu, path, tu->text, tu->len);
-	for (p = tu->text; (p = strstr(p, "#include \"")) != NULL; p++) {
-		const char *q = strchr(p + 10, '"'), *slash = strrchr(path, '/');
-		char *h = xasprintf("%.*s%.*s", slash ? (int)(slash - path + 1) : 0, path, (int)(q - p - 10), p + 10);
+	for (p = tu->text; (p = strstr(p, "#include ")) != NULL; p++) {
+		char *h = find_header(path, p + 9, cl);
 		struct astra_buf hb = ASTRA_BUF_INIT;
-		if (astra_buf_read_file(&hb, h, 0) == 0)
+		if (h && astra_buf_read_file(&hb, h, 0) == 0)
 			scan_kernels(tu, h, hb.buf, hb.len);
 		astra_buf_release(&hb);
 		free(h);
