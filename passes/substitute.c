@@ -560,6 +560,12 @@ static int redirect_depfile(struct astra_vec *argv, const struct astra_cmdline *
 	return 0;
 }
 
+/* Can s go into an -Xcompiler list (and a dependency file) as it is? */
+static int passable(const char *s)
+{
+	return !strpbrk(s, ", \t\n\r\\\"'");
+}
+
 /* The nvcc command for the rewritten TU. */
 static int build_argv(struct job *j, const char *main_copy, const char *deps_tmp, struct astra_vec *argv)
 {
@@ -578,9 +584,13 @@ static int build_argv(struct job *j, const char *main_copy, const char *deps_tmp
 	astra_vec_set(argv, (size_t)cl->input_argi + 1, main_copy);
 	xc = xasprintf("-ffile-prefix-map=%s=,-ffile-prefix-map=%s=%s", j->pin, src_dir, dir);
 	xf = xasprintf("--orig_src_file_name=%s,--orig_src_path_name=%s", input, abs);
-	if (strpbrk(j->pin, ",=") || strpbrk(src_dir, ",=") || strchr(dir, ',') || strchr(input, ',') ||
-	    strchr(abs, ',')) {
-		error("%s: a path with ',' or '=' cannot be passed through -Xcompiler", input);
+	/*
+	 * nvcc splits -Xcompiler and -Xcudafe values at commas and hands them
+	 * to the host compiler unquoted: no commas, no blanks.
+	 */
+	if (!passable(j->pin) || strchr(j->pin, '=') || !passable(src_dir) || strchr(src_dir, '=') ||
+	    !passable(input) || !passable(abs)) {
+		error("%s: a path with a blank, ',' or '=' cannot be passed through -Xcompiler", input);
 		free(xc);
 		free(xf);
 		goto out;
@@ -673,6 +683,10 @@ static int prepare(struct job *j, const struct astra_subst_opts *opts, char **ma
 		if (!h->spelling) {
 			error("%s: %s is not included directly by %s; its kernels are compiled unchanged",
 			      h->file, h->file, tu->path);
+			goto out;
+		}
+		if (!passable(h->spelling)) {
+			error("%s: a header name with blanks or quotes cannot be mapped back", h->spelling);
 			goto out;
 		}
 		if (write_header(j, h, opts ? opts->save_dir : NULL) < 0)
