@@ -2,4 +2,5 @@
 ## the pragma, substitution, test-program generation.
 
 libastra_a_SOURCES += \
+	passes/pragma.c passes/pragma.h \
 	passes/pipeline.c passes/pipeline.h

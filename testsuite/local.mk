@@ -5,7 +5,8 @@
 check_PROGRAMS += \
 	testsuite/unit/test-buf \
 	testsuite/unit/test-nvccopts \
-	testsuite/unit/test-config
+	testsuite/unit/test-config \
+	testsuite/unit/test-pragma
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -13,6 +14,8 @@ testsuite_unit_test_nvccopts_SOURCES = testsuite/unit/test-nvccopts.c testsuite/
 testsuite_unit_test_nvccopts_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_config_SOURCES = testsuite/unit/test-config.c testsuite/unit/unit.h
 testsuite_unit_test_config_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_pragma_SOURCES = testsuite/unit/test-pragma.c testsuite/unit/unit.h
+testsuite_unit_test_pragma_LDADD = $(ASTRA_LIBS)
 
 EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
 
