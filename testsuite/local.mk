@@ -6,7 +6,8 @@ check_PROGRAMS += \
 	testsuite/unit/test-buf \
 	testsuite/unit/test-nvccopts \
 	testsuite/unit/test-config \
-	testsuite/unit/test-pragma
+	testsuite/unit/test-pragma \
+	testsuite/unit/test-includes
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -16,6 +17,8 @@ testsuite_unit_test_config_SOURCES = testsuite/unit/test-config.c testsuite/unit
 testsuite_unit_test_config_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_pragma_SOURCES = testsuite/unit/test-pragma.c testsuite/unit/unit.h
 testsuite_unit_test_pragma_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_includes_SOURCES = testsuite/unit/test-includes.c testsuite/unit/unit.h
+testsuite_unit_test_includes_LDADD = $(ASTRA_LIBS)
 
 EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
 
