@@ -7,7 +7,8 @@ check_PROGRAMS += \
 	testsuite/unit/test-nvccopts \
 	testsuite/unit/test-config \
 	testsuite/unit/test-pragma \
-	testsuite/unit/test-includes
+	testsuite/unit/test-includes \
+	testsuite/unit/test-key
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -19,6 +20,8 @@ testsuite_unit_test_pragma_SOURCES = testsuite/unit/test-pragma.c testsuite/unit
 testsuite_unit_test_pragma_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_includes_SOURCES = testsuite/unit/test-includes.c testsuite/unit/unit.h
 testsuite_unit_test_includes_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_key_SOURCES = testsuite/unit/test-key.c testsuite/unit/unit.h
+testsuite_unit_test_key_LDADD = $(ASTRA_LIBS)
 
 EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
 
