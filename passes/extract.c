@@ -20,6 +20,7 @@
 #include "autoconfig.h"
 
 #include <clang-c/Index.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -963,22 +964,12 @@ static char *launch_bounds(const struct file *f, size_t t0, size_t t1)
 	return NULL;
 }
 
-/*
- * Build the kernel for candidate kc with its attached pragma directives
- * (top to bottom) and append it to tu.  main_file: the TU's main file
- * when kc lives in a header, else NULL.
- */
-static void add_kernel(struct astra_tu *tu, struct file *f, const struct kcand *kc, const size_t *dirs,
-		       size_t nr_dirs, struct file *main_file)
+/* What a kernel is, without its pragma and dependencies. */
+static void kernel_basics(struct astra_kernel *k, const struct file *f, const struct kcand *kc)
 {
-	struct astra_kernel *k;
 	struct children ch;
-	struct closure C;
 	size_t i, t0, t1;
-	int bad = 0;
 
-	ALLOC_GROW(tu->kernels, tu->nr_kernels + 1, tu->alloc_kernels);
-	k = &tu->kernels[tu->nr_kernels++];
 	memset(k, 0, sizeof(*k));
 	k->name = spelling(kc->cursor);
 	k->file = xstrdup(f->path);
@@ -1023,6 +1014,36 @@ static void add_kernel(struct astra_tu *tu, struct file *f, const struct kcand *
 	free(ch.params);
 	free(ch.tmpl);
 
+	k->nr_tokens = t1 - t0;
+	k->tokens = xcalloc(k->nr_tokens ? k->nr_tokens : 1, sizeof(*k->tokens));
+	for (i = t0; i < t1; i++) {
+		struct astra_token *t = &k->tokens[i - t0];
+		t->kind = f->toks[i].kind;
+		t->text = tok_dup(f, i);
+		t->off = f->toks[i].off - k->start;
+		t->line = f->toks[i].line;
+		t->col = f->toks[i].col;
+	}
+	k->norm = normalize(f, t0, t1);
+}
+
+/*
+ * Build the kernel for candidate kc with its attached pragma directives
+ * (top to bottom) and append it to tu.  main_file: the TU's main file
+ * when kc lives in a header, else NULL.
+ */
+static void add_kernel(struct astra_tu *tu, struct file *f, const struct kcand *kc, const size_t *dirs,
+		       size_t nr_dirs, struct file *main_file)
+{
+	struct astra_kernel *k;
+	struct closure C;
+	size_t i;
+	int bad = 0;
+
+	ALLOC_GROW(tu->kernels, tu->nr_kernels + 1, tu->alloc_kernels);
+	k = &tu->kernels[tu->nr_kernels++];
+	kernel_basics(k, f, kc);
+
 	/* The pragma. */
 	astra_pragma_init(&k->pragma);
 	for (i = 0; i < nr_dirs; i++) {
@@ -1059,24 +1080,13 @@ static void add_kernel(struct astra_tu *tu, struct file *f, const struct kcand *
 	}
 	k->bad_pragma = bad;
 
-	/* Tokens, the key's text and dependencies. */
-	k->nr_tokens = t1 - t0;
-	k->tokens = xcalloc(k->nr_tokens ? k->nr_tokens : 1, sizeof(*k->tokens));
-	for (i = t0; i < t1; i++) {
-		struct astra_token *t = &k->tokens[i - t0];
-		t->kind = f->toks[i].kind;
-		t->text = tok_dup(f, i);
-		t->off = f->toks[i].off - k->start;
-		t->line = f->toks[i].line;
-		t->col = f->toks[i].col;
-	}
-	k->norm = normalize(f, t0, t1);
+	/* Dependencies. */
 	memset(&C, 0, sizeof(C));
 	C.files[0] = f;
 	C.files[1] = main_file;
 	C.kstart = k->start;
 	C.kend = k->end;
-	compute_closure(&C, t0, t1, k, dirs, nr_dirs);
+	compute_closure(&C, tok_at(f, k->start), tok_at(f, k->end), k, dirs, nr_dirs);
 	take_deps(k, f);
 	if (main_file)
 		take_deps(k, main_file);
@@ -1437,4 +1447,486 @@ int astra_extract_tu(struct astra_tu *tu, const char *path, const struct astra_c
 	ret = astra_extract_text(tu, path, b.buf, b.len, cl);
 	astra_buf_release(&b);
 	return ret;
+}
+
+/* ------------------------------------------------------------ candidates */
+
+struct cand_check {
+	struct file *f;
+	struct astra_buf *why;
+	int bad;
+	int extern_c;
+	size_t linkage_start;
+	size_t *ranges;         /* [start, end) pairs of accepted top-level declarations */
+	size_t nr_ranges, alloc_ranges;
+	struct astra_vec names; /* names the candidate defines besides kernels */
+};
+
+static void reject(struct cand_check *K, size_t off, const char *fmt, ...) ASTRA_PRINTF(3, 4);
+static void reject(struct cand_check *K, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	unsigned line, col;
+	line_col(K->f, off, &line, &col);
+	astra_buf_addf(K->why, "line %u: ", line);
+	va_start(ap, fmt);
+	astra_buf_vaddf(K->why, fmt, ap);
+	va_end(ap);
+	astra_buf_addch(K->why, '\n');
+	K->bad = 1;
+}
+
+static void accept_range(struct cand_check *K, size_t start, size_t end)
+{
+	ALLOC_GROW(K->ranges, K->nr_ranges + 2, K->alloc_ranges);
+	K->ranges[K->nr_ranges++] = start;
+	K->ranges[K->nr_ranges++] = end;
+}
+
+static int range_has_word(const struct file *f, size_t start, size_t end, const char *w)
+{
+	size_t i;
+	for (i = tok_at(f, start); i < f->nr_toks && f->toks[i].off < end; i++)
+		if (tok_is(f, i, w))
+			return 1;
+	return 0;
+}
+
+static enum CXChildVisitResult find_static_member(CXCursor c, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	if (clang_getCursorKind(c) == CXCursor_VarDecl) {
+		*(char **)data = spelling(c);
+		return CXChildVisit_Break;
+	}
+	return CXChildVisit_Continue;
+}
+
+static enum CXChildVisitResult visit_candidate(CXCursor c, CXCursor parent, CXClientData data)
+{
+	struct cand_check *K = data;
+	struct file *f = K->f;
+	enum CXCursorKind k = clang_getCursorKind(c);
+	size_t start, end, body;
+	char *name;
+	(void)parent;
+
+	if (clang_isPreprocessing(k) || !extent(f, c, &start, &end))
+		return CXChildVisit_Continue;
+	name = spelling(c);
+	switch (k) {
+	case CXCursor_FunctionDecl:
+	case CXCursor_FunctionTemplate:
+	case CXCursor_CXXMethod:
+	case CXCursor_Constructor:
+	case CXCursor_Destructor:
+	case CXCursor_ConversionFunction: {
+		int attrs = cuda_attrs(c);
+		size_t nr_kc = f->nr_kc;
+		struct visit V;
+		memset(&V, 0, sizeof(V));
+		V.f = f;
+		V.extern_c = K->extern_c;
+		V.linkage_start = K->linkage_start;
+		if (attrs & 1) {
+			add_function(&V, c, k, start, end);
+			if (f->nr_kc == nr_kc)
+				reject(K, start, "__global__ function '%s' has no body", name);
+		} else if (!(attrs & 2)) {
+			reject(K, start, "host function '%s': a variant may add only __device__ functions", name);
+		} else {
+			astra_vec_push(&K->names, name);
+		}
+		end = function_end(f, end, &body);
+		accept_range(K, K->extern_c == 1 ? K->linkage_start : start, end);
+		break;
+	}
+	case CXCursor_StructDecl:
+	case CXCursor_UnionDecl:
+	case CXCursor_ClassDecl:
+	case CXCursor_ClassTemplate:
+	case CXCursor_ClassTemplatePartialSpecialization:
+	case CXCursor_EnumDecl:
+	case CXCursor_TypedefDecl:
+	case CXCursor_TypeAliasDecl:
+	case CXCursor_TypeAliasTemplateDecl: {
+		char *member = NULL;
+		clang_visitChildren(c, find_static_member, &member);
+		if (member) {
+			reject(K, start, "static data member '%s' of '%s': a variant must not keep state between launches",
+			       member, name);
+			free(member);
+		}
+		if (name[0] && !strchr(name, ' '))
+			astra_vec_push(&K->names, name);
+		accept_range(K, start, over_semicolon(f, end));
+		break;
+	}
+	case CXCursor_VarDecl:
+		if (range_has_word(f, start, end, "constexpr") ||
+		    (range_has_word(f, start, end, "extern") && range_has_word(f, start, end, "__shared__")))
+			astra_vec_push(&K->names, name);
+		else
+			reject(K, start, "global variable '%s': a variant must not keep state between launches "
+			       "(constexpr constants and extern __shared__ arrays are fine)", name);
+		accept_range(K, start, over_semicolon(f, end));
+		break;
+	case CXCursor_StaticAssert:
+		accept_range(K, start, over_semicolon(f, end));
+		break;
+	case CXCursor_LinkageSpec:
+	case CXCursor_UnexposedDecl: {
+		int lc = linkage_c(f, start);
+		if (lc) {
+			struct cand_check inner = *K;
+			inner.extern_c = lc;
+			inner.linkage_start = start;
+			clang_visitChildren(c, visit_candidate, &inner);
+			K->bad = inner.bad;
+			K->ranges = inner.ranges;
+			K->nr_ranges = inner.nr_ranges;
+			K->alloc_ranges = inner.alloc_ranges;
+			K->names = inner.names;
+			if (lc == 2)
+				accept_range(K, start, end + 1);
+		} else {
+			reject(K, start, "unexpected declaration");
+		}
+		break;
+	}
+	case CXCursor_Namespace:
+		reject(K, start, "namespace '%s': a variant goes where the kernel is and declares no namespaces", name);
+		accept_range(K, start, end + 1);
+		break;
+	case CXCursor_UsingDirective:
+	case CXCursor_UsingDeclaration:
+	case CXCursor_NamespaceAlias:
+		reject(K, start, "using declarations and namespace aliases would leak into the rest of the file");
+		accept_range(K, start, over_semicolon(f, end));
+		break;
+	default: {
+		CXString ks = clang_getCursorKindSpelling(k);
+		reject(K, start, "unexpected top-level declaration (%s)", clang_getCString(ks));
+		clang_disposeString(ks);
+		accept_range(K, start, over_semicolon(f, end));
+		break;
+	}
+	}
+	free(name);
+	return CXChildVisit_Continue;
+}
+
+/* Names the launch expressions may use besides parameters and the variant's own. */
+static const char *const launch_names[] = {
+	"dim3", "min", "max", "std", "sizeof", "alignof", "static_cast", "reinterpret_cast", "const_cast",
+	"int", "unsigned", "long", "short", "char", "signed", "size_t", "float", "double", "bool", "true",
+	"false", "int32_t", "uint32_t", "int64_t", "uint64_t", "ptrdiff_t", "decltype", "constexpr",
+};
+
+/* Report identifiers of expression e that the launcher could not evaluate. */
+static void check_launch_expr(struct cand_check *K, size_t off, const char *what, const char *e,
+			      const struct astra_kernel *orig)
+{
+	const char *p = e;
+	while (*p) {
+		const char *q;
+		size_t n, i;
+		int ok = 0;
+		if (*p == '"' || *p == '\'') {
+			char quote = *p++;
+			while (*p && *p != quote)
+				p += (*p == '\\' && p[1]) ? 2 : 1;
+			if (*p)
+				p++;
+			continue;
+		}
+		if (!is_ident_char((unsigned char)*p) || (*p >= '0' && *p <= '9')) {
+			/* Skip numbers whole (1e-3f, 0x1F, 256u). */
+			if (*p >= '0' && *p <= '9')
+				while (is_ident_char((unsigned char)*p) || *p == '.')
+					p++;
+			else
+				p++;
+			continue;
+		}
+		q = p;
+		while (is_ident_char((unsigned char)*q))
+			q++;
+		n = (size_t)(q - p);
+		/* A member (x.y, p->y) is the member of something already checked. */
+		if ((p > e && p[-1] == '.') || (p > e + 1 && p[-1] == '>' && p[-2] == '-'))
+			ok = 1;
+		for (i = 0; !ok && i < orig->nr_params; i++)
+			ok = strlen(orig->params[i].name) == n && !memcmp(orig->params[i].name, p, n);
+		for (i = 0; !ok && i < orig->nr_tmpl; i++)
+			ok = strlen(orig->tmpl_params[i]) == n && !memcmp(orig->tmpl_params[i], p, n);
+		for (i = 0; !ok && i < ARRAY_SIZE(launch_names); i++)
+			ok = strlen(launch_names[i]) == n && !memcmp(launch_names[i], p, n);
+		for (i = 0; !ok && i < K->names.nr; i++)
+			ok = strlen(K->names.v[i]) == n && !memcmp(K->names.v[i], p, n);
+		if (!ok)
+			reject(K, off, "launch(%s=...) uses '%.*s', which is not a parameter of the kernel, a template "
+			       "parameter or a name the variant defines", what, (int)n, p);
+		p = q;
+	}
+}
+
+/* The parameter's type as the function type sees it: no top-level qualifiers, no blanks. */
+static char *core_type(const struct astra_param *p)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	const char *s;
+	if (p->is_pointer)
+		astra_buf_addf(&b, "%s%s*", p->is_const ? "const" : "", p->elem_type ? p->elem_type : "?");
+	else
+		astra_buf_adds(&b, p->type);
+	s = b.buf;
+	{
+		/* Drop blanks, and for scalars top-level const/volatile words. */
+		struct astra_buf o = ASTRA_BUF_INIT;
+		while (*s) {
+			if (!p->is_pointer && (astra_starts_with(s, "const") || astra_starts_with(s, "volatile")) &&
+			    (s == b.buf || !is_ident_char((unsigned char)s[-1]))) {
+				size_t n = s[0] == 'c' ? 5 : 8;
+				if (!is_ident_char((unsigned char)s[n])) {
+					s += n;
+					continue;
+				}
+			}
+			if (*s != ' ')
+				astra_buf_addch(&o, *s);
+			s++;
+		}
+		astra_buf_release(&b);
+		return astra_buf_detach(&o, NULL);
+	}
+}
+
+static int has_restrict(const char *type)
+{
+	return strstr(type, "__restrict") != NULL || strstr(type, "restrict") != NULL;
+}
+
+static void compare_kernel(struct cand_check *K, const struct astra_kernel *orig, const struct astra_kernel *k)
+{
+	size_t i;
+	if (strcmp(k->name, orig->name))
+		reject(K, k->start, "the kernel is named '%s'; it must keep the name '%s'", k->name, orig->name);
+	if (k->nr_params != orig->nr_params) {
+		reject(K, k->start, "the kernel has %zu parameters; the original has %zu", k->nr_params, orig->nr_params);
+	} else {
+		for (i = 0; i < k->nr_params; i++) {
+			const struct astra_param *a = &orig->params[i], *b = &k->params[i];
+			char *ta = core_type(a), *tb = core_type(b);
+			if (strcmp(a->name, b->name))
+				reject(K, k->start, "parameter %zu is named '%s'; the original names it '%s' (keep the names: "
+				       "launch expressions use them)", i + 1, b->name, a->name);
+			if (strcmp(ta, tb))
+				reject(K, k->start, "parameter '%s' has type '%s'; the original's is '%s'", b->name, b->type,
+				       a->type);
+			else if (has_restrict(b->type) && !has_restrict(a->type) &&
+				 !(orig->pragma.flags & ASTRA_PRAGMA_NOALIAS))
+				reject(K, k->start, "parameter '%s' gains __restrict__, but the kernel's pragma does not "
+				       "say noalias", b->name);
+			free(ta);
+			free(tb);
+		}
+	}
+	if (k->nr_tmpl != orig->nr_tmpl) {
+		reject(K, k->start, "the kernel has %zu template parameters; the original has %zu", k->nr_tmpl,
+		       orig->nr_tmpl);
+	} else {
+		for (i = 0; i < k->nr_tmpl; i++) {
+			const char *ka = !strcmp(orig->tmpl_kinds[i], "class") ? "typename" : orig->tmpl_kinds[i];
+			const char *kb = !strcmp(k->tmpl_kinds[i], "class") ? "typename" : k->tmpl_kinds[i];
+			if (strcmp(orig->tmpl_params[i], k->tmpl_params[i]) || strcmp(ka, kb))
+				reject(K, k->start, "template parameter %zu is '%s %s'; the original's is '%s %s'", i + 1,
+				       k->tmpl_kinds[i], k->tmpl_params[i], orig->tmpl_kinds[i], orig->tmpl_params[i]);
+		}
+	}
+	if (orig->is_extern_c == 1 && k->is_extern_c != 1)
+		reject(K, k->start, "the original kernel is declared extern \"C\"; so must the variant be");
+	if (!orig->is_extern_c && k->is_extern_c)
+		reject(K, k->start, "the original kernel has C++ linkage; the variant must not be extern \"C\"");
+}
+
+void astra_candidate_release(struct astra_candidate *c)
+{
+	size_t i;
+	astra_kernel_release(&c->kernel);
+	for (i = 0; i < c->nr_names; i++)
+		free(c->names[i]);
+	free(c->names);
+	memset(c, 0, sizeof(*c));
+}
+
+int astra_extract_candidate(const struct astra_kernel *orig, struct astra_variant *v,
+			    struct astra_candidate *out, struct astra_buf *why)
+{
+	struct astra_vec args = ASTRA_VEC_INIT;
+	struct file f;
+	struct cand_check K;
+	struct astra_kernel k;
+	CXIndex idx;
+	size_t i;
+	int have_kernel = 0;
+
+	memset(&K, 0, sizeof(K));
+	memset(&k, 0, sizeof(k));
+	astra_vec_init(&K.names);
+	K.f = &f;
+	K.why = why;
+	free(v->grid);
+	free(v->block);
+	free(v->shmem);
+	v->grid = v->block = v->shmem = NULL;
+	if (!v->text || !v->text[0]) {
+		astra_buf_adds(why, "the variant is empty\n");
+		return -1;
+	}
+
+	build_args(&args, NULL);
+	idx = clang_createIndex(0, 0);
+	memset(&f, 0, sizeof(f));
+	f.path = "astra-variant.cu";
+	f.text = v->text;
+	f.len = strlen(v->text);
+	if (parse_file(idx, &f, &args) < 0) {
+		astra_buf_adds(why, "libclang cannot parse the variant\n");
+		K.bad = 1;
+		goto out;
+	}
+	/* parse_file registered every function as a def; kernels come again below. */
+	f.nr_kc = 0;
+
+	/* Directives: conditionals, unroll pragmas and the launch line only. */
+	for (i = 0; i < f.nr_dirs; i++) {
+		const struct directive *d = &f.dirs[i];
+		size_t n = d->first + 1;
+		if (n > d->last)
+			continue; /* the null directive */
+		if (tok_is(&f, n, "if") || tok_is(&f, n, "ifdef") || tok_is(&f, n, "ifndef") || tok_is(&f, n, "elif") ||
+		    tok_is(&f, n, "else") || tok_is(&f, n, "endif"))
+			continue;
+		if (tok_is(&f, n, "pragma") && n + 1 <= d->last &&
+		    (tok_is(&f, n + 1, "unroll") || tok_is(&f, n + 1, "nounroll") || d->is_astra))
+			continue;
+		if (tok_is(&f, n, "include"))
+			reject(&K, d->start, "#include is not allowed in a variant (the file's includes are visible)");
+		else if (tok_is(&f, n, "define") || tok_is(&f, n, "undef"))
+			reject(&K, d->start, "#%.*s is not allowed in a variant (macros would leak into the rest of the file)",
+			       (int)f.toks[n].len, f.text + f.toks[n].off);
+		else
+			reject(&K, d->start, "#%.*s is not allowed in a variant", (int)f.toks[n].len, f.text + f.toks[n].off);
+	}
+	for (i = 0; i < f.nr_toks; i++)
+		if (tok_is(&f, i, "<<<") && f.toks[i].kind != ASTRA_TOK_COMMENT)
+			reject(&K, f.toks[i].off, "a variant must not launch kernels");
+
+	clang_visitChildren(clang_getTranslationUnitCursor(f.tu), visit_candidate, &K);
+
+	/* Every token of code belongs to an accepted declaration. */
+	for (i = 0; i < f.nr_toks; i++) {
+		size_t r, off = f.toks[i].off;
+		int inside = 0;
+		if (!is_code(&f, i) || tok_is(&f, i, ";"))
+			continue;
+		for (r = 0; r < K.nr_ranges && !inside; r += 2)
+			inside = off >= K.ranges[r] && off < K.ranges[r + 1];
+		if (!inside) {
+			reject(&K, off, "unexpected text '%.*s'", (int)(f.toks[i].len > 40 ? 40 : f.toks[i].len),
+			       f.text + off);
+			break;
+		}
+	}
+
+	if (f.nr_kc != 1) {
+		if (!f.nr_kc) {
+			astra_buf_addf(why, "no __global__ function definition (expected one named '%s')\n", orig->name);
+		} else {
+			astra_buf_addf(why, "%zu __global__ functions; a variant has exactly one kernel\n", f.nr_kc);
+		}
+		K.bad = 1;
+		goto out;
+	}
+	kernel_basics(&k, &f, &f.kc[0]);
+	have_kernel = 1;
+	compare_kernel(&K, orig, &k);
+
+	/* The launch line: `#pragma astra launch(...)` right above the kernel. */
+	{
+		struct astra_diags diags;
+		long t = (long)tok_at(&f, k.start) - 1;
+		memset(&diags, 0, sizeof(diags));
+		astra_pragma_init(&k.pragma);
+		while (t >= 0) {
+			const struct ftok *tk = &f.toks[t];
+			if (tk->kind == ASTRA_TOK_COMMENT && tk->dir < 0) {
+				t--;
+				continue;
+			}
+			if (tk->dir >= 0 && f.dirs[tk->dir].is_astra) {
+				f.dirs[tk->dir].used = 1;
+				t = (long)f.dirs[tk->dir].first - 1;
+				continue;
+			}
+			break;
+		}
+		for (i = 0; i < f.nr_dirs; i++) {
+			const struct directive *d = &f.dirs[i];
+			const struct ftok *astra;
+			char *text;
+			unsigned line, col;
+			if (!d->is_astra)
+				continue;
+			if (!d->used) {
+				reject(&K, d->start, "#pragma astra must be right above the kernel");
+				continue;
+			}
+			astra = &f.toks[d->first + 2];
+			text = xstrndup(f.text + astra->off + astra->len, d->end - astra->off - astra->len);
+			line_col(&f, astra->off + astra->len, &line, &col);
+			astra_pragma_parse(&k.pragma, text, "variant", line, col, &diags);
+			free(text);
+		}
+		for (i = 0; i < diags.nr; i++) {
+			astra_buf_addf(why, "line %u: %s\n", diags.items[i].line, diags.items[i].msg);
+			K.bad = 1;
+		}
+		astra_diags_release(&diags);
+		if (k.pragma.nr_shapes || k.pragma.nr_buffers || k.pragma.nr_outputs || k.pragma.nr_types ||
+		    k.pragma.scalars.nr || k.pragma.nr_ranges || k.pragma.nr_tolerances || k.pragma.nr_tunables ||
+		    k.pragma.flops || (k.pragma.flags & (ASTRA_PRAGMA_OFF | ASTRA_PRAGMA_NOALIAS)))
+			reject(&K, k.start, "only launch(grid=..., block=..., shmem=...) may appear in a variant's pragma");
+		if ((k.pragma.grid || k.pragma.block || k.pragma.shmem) && (!k.pragma.grid || !k.pragma.block))
+			reject(&K, k.start, "launch(...) in a variant must give both grid= and block=");
+		if (k.pragma.grid)
+			check_launch_expr(&K, k.start, "grid", k.pragma.grid, orig);
+		if (k.pragma.block)
+			check_launch_expr(&K, k.start, "block", k.pragma.block, orig);
+		if (k.pragma.shmem)
+			check_launch_expr(&K, k.start, "shmem", k.pragma.shmem, orig);
+		if (!K.bad && k.pragma.grid && k.pragma.block) {
+			v->grid = xstrdup(k.pragma.grid);
+			v->block = xstrdup(k.pragma.block);
+			v->shmem = k.pragma.shmem ? xstrdup(k.pragma.shmem) : NULL;
+		}
+	}
+
+out:
+	if (out && have_kernel && !K.bad) {
+		out->kernel = k;
+		out->nr_names = K.names.nr;
+		out->names = xcalloc(K.names.nr + 1, sizeof(char *));
+		for (i = 0; i < K.names.nr; i++)
+			out->names[i] = xstrdup(K.names.v[i]);
+	} else if (have_kernel) {
+		astra_kernel_release(&k);
+	}
+	file_release(&f);
+	clang_disposeIndex(idx);
+	astra_vec_clear(&args);
+	astra_vec_clear(&K.names);
+	free(K.ranges);
+	return K.bad ? -1 : 0;
 }

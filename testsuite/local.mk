@@ -8,7 +8,8 @@ check_PROGRAMS += \
 	testsuite/unit/test-config \
 	testsuite/unit/test-pragma \
 	testsuite/unit/test-includes \
-	testsuite/unit/test-key
+	testsuite/unit/test-key \
+	testsuite/unit/test-candidate
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -22,6 +23,8 @@ testsuite_unit_test_includes_SOURCES = testsuite/unit/test-includes.c testsuite/
 testsuite_unit_test_includes_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_key_SOURCES = testsuite/unit/test-key.c testsuite/unit/unit.h
 testsuite_unit_test_key_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_candidate_SOURCES = testsuite/unit/test-candidate.c testsuite/unit/unit.h
+testsuite_unit_test_candidate_LDADD = $(ASTRA_LIBS)
 
 EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
 
