@@ -123,13 +123,6 @@ int astra_rewrite_in_main(const struct astra_tu *tu, const struct astra_kernel *
 int astra_variant_has_geometry(const struct astra_variant *v);
 
 /*
- * Fill v->grid, v->block and v->shmem from a `#pragma astra launch(...)`
- * line in v->text (they stay NULL when absent).  Returns 0, or -1 when such
- * a line is malformed.
- */
-int astra_variant_parse_launch(struct astra_variant *v);
-
-/*
  * Include directives of a file, for substitute.c: each quoted or angled
  * header name, with the byte range of the name including its delimiters.
  * `computed` counts `#include MACRO` forms (whose target is unknown).

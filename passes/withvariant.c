@@ -16,6 +16,7 @@
 #include "astra-cc/driver.h"
 #include "astra-cc/log.h"
 #include "astra-cc/run.h"
+#include "passes/extract.h"
 #include "passes/substitute.h"
 #include "passes/withvariant.h"
 
@@ -76,14 +77,10 @@ static void item_release(struct wv_item *it)
 {
 	free(it->name);
 	free(it->file);
-	free(it->v.text);
-	free(it->v.grid);
-	free(it->v.block);
-	free(it->v.shmem);
-	free(it->v.origin);
+	astra_variant_release(&it->v);
 }
 
-int astra_with_variant_run(int argc, char **argv, astra_extract_fn extract)
+int astra_with_variant(int argc, char **argv)
 {
 	struct wv_item *items = NULL;
 	size_t nr_items = 0, alloc_items = 0, i;
@@ -146,7 +143,7 @@ int astra_with_variant_run(int argc, char **argv, astra_extract_fn extract)
 			astra_progname);
 		goto fallback;
 	}
-	if (extract(&tu, inv.cl.inputs.v[0], &inv.cl) < 0) {
+	if (astra_extract_tu(&tu, inv.cl.inputs.v[0], &inv.cl) < 0) {
 		fprintf(stderr, "%s: --with-variant: cannot parse %s\n", astra_progname, inv.cl.inputs.v[0]);
 		goto fallback;
 	}
@@ -169,11 +166,13 @@ int astra_with_variant_run(int argc, char **argv, astra_extract_fn extract)
 		}
 		it->v.text = astra_buf_detach(&b, NULL);
 		it->v.origin = xasprintf("hand-written %s", astra_basename(it->file));
-		if (astra_variant_parse_launch(&it->v) < 0) {
-			fprintf(stderr, "%s: --with-variant: %s: malformed #pragma astra launch(...)\n",
-				astra_progname, it->file);
+		if (astra_extract_candidate(k, &it->v, NULL, &b) < 0) {
+			fprintf(stderr, "%s: --with-variant: %s is not an acceptable variant of %s:\n%s", astra_progname,
+				it->file, it->name, b.buf);
+			astra_buf_release(&b);
 			goto fallback;
 		}
+		astra_buf_release(&b);
 		subs[i].kernel = k;
 		subs[i].variant = &it->v;
 		subs[i].ccs = ccs;

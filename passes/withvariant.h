@@ -3,8 +3,10 @@
  *
  * An inspection and testing command: compile one nvcc command with a
  * hand-written variant FILE substituted for kernel NAME, exactly as a
- * cache hit would (substitute.h), but without the verifier: the variant is
- * trusted as written.  It is how the substitution tests build programs
+ * cache hit would (substitute.h), but without the verifier: the variant
+ * only passes the static gate every candidate passes
+ * (astra_extract_candidate: same signature, nothing but the kernel and
+ * device helpers) and is otherwise trusted as written.  It is how the substitution tests build programs
  * with a variant that keeps the geometry and one that changes it, and how
  * a person can look at the rewritten source (--save DIR).
  *
@@ -23,16 +25,11 @@
 #ifndef ASTRA_WITHVARIANT_H
 #define ASTRA_WITHVARIANT_H
 
-#include "astra-cc/nvccopts.h"
-#include "passes/kernel.h"
-
-/* How the command finds the kernels of the main file (extract.c in the product). */
-typedef int (*astra_extract_fn)(struct astra_tu *tu, const char *path, const struct astra_cmdline *cl);
-
 /*
- * The command: argv[0] is "--with-variant", the options above, "--", then
- * the nvcc command (argv of the real compiler).  Returns the exit status.
+ * The command (a row of astra-cc/commands.c): argv[0] is "--with-variant",
+ * the options above, "--", then the nvcc command (the real compiler and its
+ * arguments).  Returns the exit status.
  */
-int astra_with_variant_run(int argc, char **argv, astra_extract_fn extract);
+int astra_with_variant(int argc, char **argv);
 
 #endif

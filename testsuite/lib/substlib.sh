@@ -2,11 +2,9 @@
 # Source it after setting nothing:  . "$srcdir/testsuite/lib/substlib.sh"
 . "$srcdir/testsuite/lib/testlib.sh"
 
-# The --with-variant command.  Until passes/extract.c is merged this is the
-# test harness that runs the real command with a throwaway kernel scanner.
-if [ -z "${WITH_VARIANT:-}" ]; then
-	WITH_VARIANT=$builddir/testsuite/unit/subst-harness
-fi
+# The command that compiles with a hand-written variant:
+#   $WITH_VARIANT --with-variant NAME=FILE [--cc 90] -- NVCC ARGS...
+WITH_VARIANT=${WITH_VARIANT:-$ASTRA_CC}
 
 need_cuobjdump() {
 	have_cuobjdump || skip "skipped: no cuobjdump/nvdisasm (scripts/fetch-cuda-tools fetches them)"
