@@ -595,37 +595,37 @@ static char *template_args(const struct astra_kernel *k)
 	return astra_buf_detach(&b, NULL);
 }
 
-static const char variant_ok_helper[] =
-	"#ifndef __ASTRA_VARIANT_OK\n"
-	"#define __ASTRA_VARIANT_OK\n"
-	"/* astra-cc: does the code loaded for the current device come from, and run on,\n"
-	"   an architecture the variant was verified on?  Cached per device. */\n"
-	"static inline int __astra_variant_ok(volatile signed char *__astra_c, const void *__astra_f,\n"
-	"\t\t\t\t     const int *__astra_cc, int __astra_n)\n"
-	"{\n"
-	"\tint __astra_d = 0, __astra_i;\n"
-	"\tif (cudaGetDevice(&__astra_d) != cudaSuccess) {\n"
-	"\t\t(void)cudaGetLastError();\n"
-	"\t\treturn 0;\n"
-	"\t}\n"
-	"\tif (__astra_d < 0 || __astra_d >= 64)\n"
-	"\t\treturn 0;\n"
-	"\tif (!__astra_c[__astra_d]) {\n"
-	"\t\tcudaFuncAttributes __astra_a;\n"
-	"\t\tsigned char __astra_v = -1;\n"
-	"\t\tif (cudaFuncGetAttributes(&__astra_a, __astra_f) == cudaSuccess) {\n"
-	"\t\t\tfor (__astra_i = 0; __astra_i < __astra_n; __astra_i++)\n"
-	"\t\t\t\tif (__astra_a.ptxVersion == __astra_cc[__astra_i] &&\n"
-	"\t\t\t\t    __astra_a.binaryVersion == __astra_cc[__astra_i])\n"
-	"\t\t\t\t\t__astra_v = 1;\n"
-	"\t\t} else {\n"
+/*
+ * A static member of each pending-configuration struct: does the code
+ * loaded for the current device come from, and run on, an architecture the
+ * variant was verified on?  Cached per device by the caller.
+ */
+static const char variant_ok_member[] =
+	"\tstatic int __astra_ok(volatile signed char *__astra_c, const void *__astra_f,\n"
+	"\t\t\t     const int *__astra_cc, int __astra_n)\n"
+	"\t{\n"
+	"\t\tint __astra_d = 0, __astra_i;\n"
+	"\t\tif (cudaGetDevice(&__astra_d) != cudaSuccess) {\n"
 	"\t\t\t(void)cudaGetLastError();\n"
+	"\t\t\treturn 0;\n"
 	"\t\t}\n"
-	"\t\t__astra_c[__astra_d] = __astra_v;\n"
-	"\t}\n"
-	"\treturn __astra_c[__astra_d] > 0;\n"
-	"}\n"
-	"#endif\n";
+	"\t\tif (__astra_d < 0 || __astra_d >= 64)\n"
+	"\t\t\treturn 0;\n"
+	"\t\tif (!__astra_c[__astra_d]) {\n"
+	"\t\t\tcudaFuncAttributes __astra_a;\n"
+	"\t\t\tsigned char __astra_v = -1;\n"
+	"\t\t\tif (cudaFuncGetAttributes(&__astra_a, __astra_f) == cudaSuccess) {\n"
+	"\t\t\t\tfor (__astra_i = 0; __astra_i < __astra_n; __astra_i++)\n"
+	"\t\t\t\t\tif (__astra_a.ptxVersion == __astra_cc[__astra_i] &&\n"
+	"\t\t\t\t\t    __astra_a.binaryVersion == __astra_cc[__astra_i])\n"
+	"\t\t\t\t\t\t__astra_v = 1;\n"
+	"\t\t\t} else {\n"
+	"\t\t\t\t(void)cudaGetLastError();\n"
+	"\t\t\t}\n"
+	"\t\t\t__astra_c[__astra_d] = __astra_v;\n"
+	"\t\t}\n"
+	"\t\treturn __astra_c[__astra_d] > 0;\n"
+	"\t}\n";
 
 /* The launcher's parameter list and the forwarded argument list. */
 static int launcher_params(const struct astra_kernel *k, struct astra_buf *decl, struct astra_buf *fwd)
@@ -725,7 +725,6 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 	astra_buf_adds(&b, vname);
 	astra_buf_add(&b, vtext + d.name_end, d.body - d.name_end);
 	astra_buf_adds(&b, "{ __trap(); }\n#endif\n");
-	astra_buf_adds(&b, variant_ok_helper);
 
 	/*
 	 * A site becomes
@@ -765,10 +764,11 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 		       "\t\twhile (__astra_p && __astra_p->__astra_used)\n"
 		       "\t\t\t__astra_p = __astra_p->__astra_prev;\n"
 		       "\t\tif (__astra_p)\n\t\t\t__astra_p->__astra_used = 1;\n"
-		       "\t\treturn __astra_p;\n\t}\n"
+		       "\t\treturn __astra_p;\n\t}\n%s"
 		       "};\n"
 		       "}\n",
-		       pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname);
+		       pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname,
+		       variant_ok_member);
 	astra_buf_addf(&b, "%s%sstatic inline void %s(%s)\n{\n", head ? head : "", head ? "\n" : "", lname,
 		       decl.len > 2 ? decl.buf + 2 : "");
 	astra_buf_addf(&b, "\t%s *__astra_p = %s::__astra_take();\n", pname, pname);
@@ -777,8 +777,8 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 	for (i = 0; i < s->nr_ccs; i++)
 		astra_buf_addf(&b, "%s%d", i ? ", " : "", s->ccs[i]);
 	astra_buf_adds(&b, " };\n\tif (!__astra_p)\n\t\treturn;\n");
-	astra_buf_addf(&b, "\tif (__astra_variant_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu))\n",
-		       vname, targs, s->nr_ccs);
+	astra_buf_addf(&b, "\tif (%s::__astra_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu))\n",
+		       pname, vname, targs, s->nr_ccs);
 	astra_buf_addf(&b, "\t\t%s%s<<<", vname, targs);
 	if (v->grid)
 		astra_buf_addf(&b, "dim3(%s), ", v->grid);
@@ -920,7 +920,7 @@ int astra_rewrite_launches(struct astra_edits *e, const struct astra_tu *tu, con
 		int skip = 0;
 		size_t c;
 
-		if (l->end > tu->len || l->start >= l->end)
+		if (l->end > tu->len || l->start >= l->end || l->in_macro || (l->name && strcmp(l->name, k->name)))
 			continue;
 		if (parse_site(tu->text, l->start, l->end, k->name, &st) < 0)
 			continue; /* another kernel, or not spelled in this file */

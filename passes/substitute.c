@@ -251,6 +251,23 @@ static int write_file_atomic(const char *path, const char *data, size_t len)
 	return ret;
 }
 
+/*
+ * Copy a rewritten source into dir (for inspection).  Never over a file
+ * that exists: dir may be the user's source directory.
+ */
+static void save_copy(const char *dir, const char *name, const struct astra_buf *b)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("not saving the rewritten %s: %s", p, strerror(errno));
+	} else {
+		close(fd);
+		write_file(p, b->buf, b->len);
+	}
+	free(p);
+}
+
 /* Everything one substituted compile creates, to remove it afterwards. */
 struct workspace {
 	char *dir;                 /* the private temporary directory */
@@ -508,11 +525,8 @@ static int write_header(struct job *j, struct header *h, const char *save_dir)
 		goto out;
 	if (ws_write(&j->ws, h->copy, &out) < 0)
 		goto out;
-	if (save_dir) {
-		char *p = xasprintf("%s/%s", save_dir, astra_basename(h->copy));
-		write_file(p, out.buf, out.len);
-		free(p);
-	}
+	if (save_dir)
+		save_copy(save_dir, astra_basename(h->copy), &out);
 	astra_pathmap_add(&j->map, h->copy, h->spelling);
 	ret = 0;
 out:
@@ -715,11 +729,8 @@ static int prepare(struct job *j, const struct astra_subst_opts *opts, char **ma
 	*main_copy = xasprintf("%s/%s", src_dir, astra_basename(tu->path));
 	if (ws_write(&j->ws, *main_copy, &out) < 0)
 		goto out;
-	if (opts && opts->save_dir) {
-		char *p = xasprintf("%s/%s", opts->save_dir, astra_basename(tu->path));
-		write_file(p, out.buf, out.len);
-		free(p);
-	}
+	if (opts && opts->save_dir)
+		save_copy(opts->save_dir, astra_basename(tu->path), &out);
 	astra_pathmap_add(&j->map, *main_copy, tu->path);
 	{
 		char *sd = xasprintf("%s/", src_dir), *od = dir_of(tu->path);

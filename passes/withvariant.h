@@ -17,7 +17,8 @@
  *   --cc LIST                  compute capabilities to treat as verified
  *                              (90 or 80,90); default: every sm_XX the
  *                              command compiles for
- *   --save DIR                 copy the rewritten sources into DIR
+ *   --save DIR                 copy the rewritten sources into DIR (files
+ *                              that exist there are not overwritten)
  *
  * If substitution fails the command says so on stderr and compiles the
  * original, so it never breaks a build that nvcc would pass.

@@ -244,7 +244,7 @@ static void test_geometry(void)
 	CHECK(strstr(out.buf, "\t\tstatic thread_local __astra_pending_scale *__astra_t = 0;\n"));
 	CHECK(strstr(out.buf, "\nstatic inline void __astra_launch_scale(float * x, int n)\n"));
 	CHECK(strstr(out.buf, "static const int __astra_cc[] = { 90, 100 };"));
-	CHECK(strstr(out.buf, "__astra_variant_ok(__astra_c, (const void *)__astra_v_scale, __astra_cc, 2)"));
+	CHECK(strstr(out.buf, "__astra_pending_scale::__astra_ok(__astra_c, (const void *)__astra_v_scale, __astra_cc, 2)"));
 	CHECK(strstr(out.buf, "__astra_v_scale<<<dim3((n + 1023) / 1024), dim3(256), __astra_p->__astra_shmem, __astra_p->__astra_stream>>>(x, n);"));
 	CHECK(strstr(out.buf, "\t\tscale<<<__astra_p->__astra_grid, __astra_p->__astra_block, __astra_p->__astra_shmem, __astra_p->__astra_stream>>>(x, n);"));
 	CHECK(strstr(out.buf, "ptxVersion == __astra_cc[__astra_i]"));
@@ -317,7 +317,7 @@ static void test_template_and_order(void)
 	CHECK(strstr(out.buf, "fill<float><<<1, 32>>>(p, 4);"));
 	CHECK(strstr(out.buf, "template <typename T, int N = 4>\nstatic inline void __astra_launch_fill(T * p, int n)\n"));
 	CHECK(strstr(out.buf, "template <typename T, int N>\n__global__ void __astra_v_fill(T *p, int n) { p[1] = N; }"));
-	CHECK(strstr(out.buf, "(const void *)__astra_v_fill<T, N>"));
+	CHECK(strstr(out.buf, "__astra_pending_fill::__astra_ok(__astra_c, (const void *)__astra_v_fill<T, N>, __astra_cc, 1)"));
 	CHECK(strstr(out.buf, "__astra_v_fill<T, N><<<__astra_p->__astra_grid, dim3(128), (size_t)(sizeof(T) * 128), __astra_p->__astra_stream>>>(p, n);"));
 	CHECK(strstr(out.buf, "\t\tfill<T, N><<<__astra_p->__astra_grid, __astra_p->__astra_block, __astra_p->__astra_shmem, __astra_p->__astra_stream>>>(p, n);"));
 	CHECK(strstr(out.buf, "(__astra_pending_fill((2), ( 64), ( 128), ( st)) ? (void)0 : __astra_launch_fill(p, 8));"));
