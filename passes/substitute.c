@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,52 @@ static void ws_close(struct workspace *ws)
 	astra_vec_clear(&ws->dirs);
 	free(ws->dir);
 	ws->dir = NULL;
+}
+
+/*
+ * While nvcc runs (in our process group, so that ^C stops it too), a fatal
+ * signal removes the workspace before astra-cc dies of it.  The vectors do
+ * not change while the handlers are installed.
+ */
+static struct workspace *volatile live_ws;
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static struct sigaction saved_actions[ARRAY_SIZE(fatal_signals)];
+
+static void on_fatal_signal(int sig)
+{
+	struct workspace *ws = live_ws;
+	size_t i;
+	if (ws) {
+		for (i = 0; i < ws->files.nr; i++)
+			unlink(ws->files.v[i]);
+		for (i = ws->dirs.nr; i-- > 0;)
+			rmdir(ws->dirs.v[i]);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void guard_workspace(struct workspace *ws)
+{
+	struct sigaction sa;
+	size_t i;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal_signal;
+	sigemptyset(&sa.sa_mask);
+	live_ws = ws;
+	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++) {
+		sigaction(fatal_signals[i], NULL, &saved_actions[i]);
+		if (saved_actions[i].sa_handler != SIG_IGN)
+			sigaction(fatal_signals[i], &sa, NULL);
+	}
+}
+
+static void unguard_workspace(void)
+{
+	size_t i;
+	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		sigaction(fatal_signals[i], &saved_actions[i], NULL);
+	live_ws = NULL;
 }
 
 /* ------------------------------------------------------ include pinning */
@@ -828,7 +875,10 @@ int astra_subst_compile(struct astra_invocation *inv, const struct astra_tu *tu,
 		astra_trace(ASTRA_TRACE_EXEC, "substituted compile: %s", cmd.buf);
 		astra_buf_release(&cmd);
 	}
+	ro.foreground = 1;
+	guard_workspace(&j.ws);
 	status = astra_run(argv.v, &ro);
+	unguard_workspace();
 	if (status != 0) {
 		internal = 0;
 		astra_log(ASTRA_LOG_WARNING, "%s: the rewritten translation unit did not compile (status %d); "
