@@ -5,7 +5,11 @@
 check_PROGRAMS += \
 	testsuite/unit/test-buf \
 	testsuite/unit/test-nvccopts \
-	testsuite/unit/test-config
+	testsuite/unit/test-config \
+	testsuite/unit/test-manifest \
+	testsuite/unit/test-store \
+	testsuite/helpers/cache-tool \
+	testsuite/fuzz/fuzz-manifest
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -13,8 +17,27 @@ testsuite_unit_test_nvccopts_SOURCES = testsuite/unit/test-nvccopts.c testsuite/
 testsuite_unit_test_nvccopts_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_config_SOURCES = testsuite/unit/test-config.c testsuite/unit/unit.h
 testsuite_unit_test_config_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_manifest_SOURCES = testsuite/unit/test-manifest.c testsuite/unit/unit.h
+testsuite_unit_test_manifest_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_store_SOURCES = testsuite/unit/test-store.c testsuite/unit/unit.h
+testsuite_unit_test_store_LDADD = $(ASTRA_LIBS)
 
-EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
+# Drives the cache API from the shell (testsuite/cases/cache/, bench/).
+testsuite_helpers_cache_tool_SOURCES = testsuite/helpers/cache-tool.c
+testsuite_helpers_cache_tool_LDADD = $(ASTRA_LIBS)
+
+# Fuzz targets: libFuzzer with --enable-fuzzers (CC=clang), else a
+# standalone driver that `make check` runs for a bounded time.
+testsuite_fuzz_fuzz_manifest_SOURCES = testsuite/fuzz/fuzz-manifest.c
+testsuite_fuzz_fuzz_manifest_LDADD = $(ASTRA_LIBS)
+if ENABLE_FUZZERS
+testsuite_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+testsuite_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+else
+testsuite_fuzz_fuzz_manifest_SOURCES += testsuite/fuzz/interim-driver.c
+endif
+
+EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus
 
 TEST_ENV = srcdir="$(abs_top_srcdir)" builddir="$(abs_top_builddir)" \
 	ASTRA_CC="$(abs_top_builddir)/astra-cc/astra-cc" NVCC="$(NVCC_PATH)"
