@@ -68,7 +68,8 @@ static int list_all(struct astra_cache *c, struct objects *o)
 	if (s->ops->list(s, "", collect, o) < 0)
 		return -1;
 	/* Pair entries with transcripts: "<k>-<cc>.entry" sorts before "<k>-<cc>.transcript". */
-	qsort(o->v, o->nr, sizeof(*o->v), by_name);
+	if (o->nr)
+		qsort(o->v, o->nr, sizeof(*o->v), by_name);
 	for (i = 0; i < o->nr; i++) {
 		struct object *t = &o->v[i];
 		size_t j;
@@ -194,7 +195,8 @@ int astra_cache_cleanup(struct astra_cache *c, long long max_size, long long unu
 			r->swept += ob->kind == -1;
 		}
 	}
-	qsort(entries, nr, sizeof(*entries), by_mtime);
+	if (nr)
+		qsort(entries, nr, sizeof(*entries), by_mtime);
 	if (unused_since > 0)
 		for (i = 0; i < nr && entries[i]->mtime / 1000000000LL < unused_since; i++)
 			evict(c, entries[i], r, &total);

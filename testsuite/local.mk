@@ -35,6 +35,8 @@ testsuite_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 testsuite_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 else
 testsuite_fuzz_fuzz_manifest_SOURCES += testsuite/fuzz/interim-driver.c
+testsuite_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS)
+testsuite_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS)
 endif
 
 EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus
