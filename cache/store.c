@@ -141,6 +141,12 @@ int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct as
 		r = 0;
 		goto out;
 	case ASTRA_DECODE_CORRUPT:
+		/*
+		 * Removing it lets the next optimization replace it.  If a
+		 * writer renamed a good entry over it since we read it, this
+		 * removes the good one: that costs one re-optimization, never
+		 * a wrong substitution, so it is not worth a compare-and-delete.
+		 */
 		warning("cache entry %s/%s is corrupt: %s; removed, treated as a miss", c->dir, name, why);
 		astra_stats_inc(ASTRA_STAT_CORRUPT_ENTRIES);
 		if (c->local->ops->remove(c->local, name) < 0)
