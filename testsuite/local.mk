@@ -11,7 +11,10 @@ check_PROGRAMS += \
 	testsuite/unit/test-key \
 	testsuite/unit/test-candidate \
 	testsuite/unit/test-rewrite \
-	testsuite/unit/test-substitute
+	testsuite/unit/test-substitute \
+	testsuite/unit/test-manifest \
+	testsuite/unit/test-store \
+	testsuite/helpers/cache-tool
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -31,8 +34,16 @@ testsuite_unit_test_rewrite_SOURCES = testsuite/unit/test-rewrite.c testsuite/un
 testsuite_unit_test_rewrite_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_substitute_SOURCES = testsuite/unit/test-substitute.c testsuite/unit/unit.h
 testsuite_unit_test_substitute_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_manifest_SOURCES = testsuite/unit/test-manifest.c testsuite/unit/unit.h
+testsuite_unit_test_manifest_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_store_SOURCES = testsuite/unit/test-store.c testsuite/unit/unit.h
+testsuite_unit_test_store_LDADD = $(ASTRA_LIBS)
 
-EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
+# Drives the cache API from the shell (testsuite/cases/cache/, bench/).
+testsuite_helpers_cache_tool_SOURCES = testsuite/helpers/cache-tool.c
+testsuite_helpers_cache_tool_LDADD = $(ASTRA_LIBS)
+
+EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus
 
 ## Fuzz targets: testsuite/fuzz/fuzz-NAME.c defines LLVMFuzzerTestOneInput.
 ## With --enable-fuzzers (CC=clang) they are libFuzzer programs; otherwise
@@ -59,6 +70,12 @@ testsuite_fuzz_fuzz_pragma_SOURCES = testsuite/fuzz/fuzz-pragma.c passes/pragma.
 testsuite_fuzz_fuzz_pragma_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
 testsuite_fuzz_fuzz_pragma_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 testsuite_fuzz_fuzz_pragma_LDADD = $(FUZZ_LDADD)
+
+check_PROGRAMS += testsuite/fuzz/fuzz-manifest
+testsuite_fuzz_fuzz_manifest_SOURCES = testsuite/fuzz/fuzz-manifest.c cache/manifest.c
+testsuite_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
+testsuite_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+testsuite_fuzz_fuzz_manifest_LDADD = $(FUZZ_LDADD)
 
 TEST_ENV = srcdir="$(abs_top_srcdir)" builddir="$(abs_top_builddir)" \
 	ASTRA_CC="$(abs_top_builddir)/astra-cc/astra-cc" NVCC="$(NVCC_PATH)"
