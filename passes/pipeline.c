@@ -3,7 +3,8 @@
  *
  * This file only sequences the passes; each pass lives in its own file:
  * extraction (passes/extract.c), pragma diagnostics, the kernel keys
- * (cache/key.c, with the debug_key file); lookup and substitution follow.
+ * (cache/key.c, with the debug_key file), the cache lookup (cache/store.c)
+ * and substitution of the verified variants (passes/substitute.c).
  */
 #include "autoconfig.h"
 
@@ -15,10 +16,12 @@
 #include "astra-cc/config.h"
 #include "astra-cc/log.h"
 #include "cache/key.h"
+#include "cache/store.h"
 #include "cache/stats.h"
 #include "passes/extract.h"
 #include "passes/includes.h"
 #include "passes/pipeline.h"
+#include "passes/substitute.h"
 
 int astra_pipeline_mentions_pragma(const char *path, char *const *include_dirs)
 {
@@ -79,13 +82,22 @@ static char *object_path(const struct astra_cmdline *cl)
 	return xasprintf("%.*s.o", (int)n, base);
 }
 
+/* One kernel's key for one target. */
+struct kernel_key {
+	size_t kernel;            /* index in tu->kernels */
+	char *arch;               /* "sm_90", "default", ... */
+	struct astra_key key;
+};
+
 /*
- * The keys of the kernels that may be optimized, one per target; with
- * debug_key, the hashed texts go to <output>.astra-key.txt.  Returns 0,
- * or -1 when no key can be computed (logged).
+ * The keys of the kernels that may be optimized, one per target, appended
+ * to *keys; with debug_key, the hashed texts go to <output>.astra-key.txt.
+ * Returns 0, or -1 when no key can be computed (logged).
  */
-static int compute_keys(struct astra_invocation *inv, const struct astra_tu *tu)
+static int compute_keys(struct astra_invocation *inv, const struct astra_tu *tu, struct kernel_key **keys,
+			size_t *nr_keys)
 {
+	size_t alloc_keys = 0;
 	struct astra_buf version = ASTRA_BUF_INIT, text = ASTRA_BUF_INIT;
 	struct astra_vec archs = ASTRA_VEC_INIT;
 	int debug = astra_config_bool(ASTRA_CFG_DEBUG_KEY);
@@ -114,6 +126,11 @@ static int compute_keys(struct astra_invocation *inv, const struct astra_tu *tu)
 				astra_buf_addf(&text, "### key %s\n\n", key.hex);
 			astra_trace(ASTRA_TRACE_CACHE, "%s: kernel %s, target %s: key %s", k->file, k->name, archs.v[a],
 				    key.hex);
+			ALLOC_GROW(*keys, *nr_keys + 1, alloc_keys);
+			(*keys)[*nr_keys].kernel = i;
+			(*keys)[*nr_keys].arch = xstrdup(archs.v[a]);
+			(*keys)[*nr_keys].key = key;
+			(*nr_keys)++;
 		}
 	}
 	if (debug && text.len) {
@@ -127,9 +144,89 @@ static int compute_keys(struct astra_invocation *inv, const struct astra_tu *tu)
 	return 0;
 }
 
+/* The compute capability of a target ("sm_90a" -> 90), or 0 ("default", "compute_90"). */
+static int arch_cc(const char *arch)
+{
+	return astra_starts_with(arch, "sm_") ? atoi(arch + 3) : 0;
+}
+
+/*
+ * Look every key up; compile the kernels whose verdict is `faster` as
+ * their variants (each only on the architectures it was verified for).
+ * One variant per kernel: when targets hold different variants, the first
+ * target's is used where its text is the same, the original elsewhere.
+ * Returns nvcc's status when it compiled the substituted TU, else -1.
+ */
+static int substitute_hits(struct astra_invocation *inv, const struct astra_tu *tu, const struct kernel_key *keys,
+			   size_t nr_keys)
+{
+	struct astra_cache *cache = astra_cache_open(NULL);
+	struct astra_subst *subs = xcalloc(tu->nr_kernels + 1, sizeof(*subs));
+	struct astra_variant *vars = xcalloc(tu->nr_kernels + 1, sizeof(*vars));
+	int **ccs = xcalloc(tu->nr_kernels + 1, sizeof(*ccs));
+	size_t i, k, nr_subs = 0;
+	int ret = -1;
+
+	for (k = 0; k < tu->nr_kernels; k++) {
+		const struct astra_kernel *kern = &tu->kernels[k];
+		struct astra_variant *v = &vars[nr_subs];
+		size_t n = 0;
+		for (i = 0; i < nr_keys; i++) {
+			struct astra_entry e;
+			int cc = arch_cc(keys[i].arch);
+			if (keys[i].kernel != k || !cc)
+				continue;
+			astra_entry_init(&e);
+			if (astra_cache_lookup(cache, keys[i].key.hex, cc, &e) == 1 && e.verdict == ASTRA_VERDICT_FASTER &&
+			    e.variant && (!v->text || !strcmp(v->text, e.variant))) {
+				if (!v->text) {
+					v->text = xstrdup(e.variant);
+					v->origin = e.origin ? xstrdup(e.origin) : NULL;
+					ccs[nr_subs] = xcalloc(nr_keys + 1, sizeof(int));
+				}
+				ccs[nr_subs][n++] = cc;
+			}
+			astra_entry_release(&e);
+		}
+		if (!v->text)
+			continue;
+		{
+			/* Cached variants passed the gate; this also reads their geometry. */
+			struct astra_buf why = ASTRA_BUF_INIT;
+			if (astra_extract_candidate(kern, v, NULL, &why) < 0) {
+				warning("%s: the cached variant of %s is not acceptable:\n%s", kern->file, kern->name, why.buf);
+				astra_buf_release(&why);
+				astra_variant_release(v);
+				free(ccs[nr_subs]);
+				ccs[nr_subs] = NULL;
+				continue;
+			}
+			astra_buf_release(&why);
+		}
+		subs[nr_subs].kernel = kern;
+		subs[nr_subs].variant = v;
+		subs[nr_subs].ccs = ccs[nr_subs];
+		subs[nr_subs].nr_ccs = n;
+		nr_subs++;
+	}
+	astra_cache_close(cache);
+	if (nr_subs)
+		ret = astra_subst_compile(inv, tu, subs, nr_subs, NULL);
+	for (i = 0; i < nr_subs; i++) {
+		astra_variant_release(&vars[i]);
+		free(ccs[i]);
+	}
+	free(subs);
+	free(vars);
+	free(ccs);
+	return ret;
+}
+
 int astra_pipeline_compile(struct astra_invocation *inv)
 {
 	struct astra_tu tu;
+	struct kernel_key *keys = NULL;
+	size_t nr_keys = 0, i;
 	int ret = -1;
 
 	memset(&tu, 0, sizeof(tu));
@@ -145,13 +242,16 @@ int astra_pipeline_compile(struct astra_invocation *inv)
 		goto out;
 	astra_stats_inc(ASTRA_STAT_ANNOTATED_COMPILES);
 	astra_stats_add(ASTRA_STAT_KERNELS_SEEN, (long long)tu.nr_kernels);
-	if (compute_keys(inv, &tu) < 0) {
+	if (compute_keys(inv, &tu, &keys, &nr_keys) < 0) {
 		astra_stats_inc(ASTRA_STAT_FALLBACK_INTERNAL);
 		goto out;
 	}
-	/* Lookup and substitution come here (cache/, passes/substitute.c). */
-	astra_trace(ASTRA_TRACE_DRIVER, "%s: annotated, but substitution is not built yet", inv->cl.inputs.v[0]);
+	/* Misses: queued for warmup or optimized now, per mode (agents/). */
+	ret = substitute_hits(inv, &tu, keys, nr_keys);
 out:
+	for (i = 0; i < nr_keys; i++)
+		free(keys[i].arch);
+	free(keys);
 	astra_tu_release(&tu);
 	return ret;
 }

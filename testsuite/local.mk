@@ -14,7 +14,8 @@ check_PROGRAMS += \
 	testsuite/unit/test-substitute \
 	testsuite/unit/test-manifest \
 	testsuite/unit/test-store \
-	testsuite/helpers/cache-tool
+	testsuite/helpers/cache-tool \
+	testsuite/helpers/put-variant
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -42,6 +43,9 @@ testsuite_unit_test_store_LDADD = $(ASTRA_LIBS)
 # Drives the cache API from the shell (testsuite/cases/cache/, bench/).
 testsuite_helpers_cache_tool_SOURCES = testsuite/helpers/cache-tool.c
 testsuite_helpers_cache_tool_LDADD = $(ASTRA_LIBS)
+# Stores a real variant as a `faster` entry (testsuite/cases/subst/, bench/subst.sh).
+testsuite_helpers_put_variant_SOURCES = testsuite/helpers/put-variant.c
+testsuite_helpers_put_variant_LDADD = $(ASTRA_LIBS)
 
 EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus
 
