@@ -66,7 +66,7 @@ static const struct astra_command commands[] = {
 	{ "--clear", "-C", astra_cache_cmd_clear, "[--json]", "remove every cache entry" },
 	{ "--list-kernels", NULL, astra_list_kernels, "FILE.cu [nvcc flags] [--json] [--key-text]",
 	  "annotated kernels: location, pragma, dependencies, key" },
-	{ "--with-variant", NULL, astra_with_variant, "NAME=FILE [--cc 90] [--save DIR] -- NVCC ARGS",
+	{ "--with-variant", NULL, astra_with_variant, "NAME=FILE [...] -- NVCC ...",
 	  "compile with a hand-written variant of kernel NAME (not verified!)" },
 };
 
