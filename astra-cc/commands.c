@@ -18,6 +18,7 @@
 #include "cache/stats.h"
 #include "passes/listkernels.h"
 #include "cache/cachecmd.h"
+#include "passes/withvariant.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -65,6 +66,8 @@ static const struct astra_command commands[] = {
 	{ "--clear", "-C", astra_cache_cmd_clear, "[--json]", "remove every cache entry" },
 	{ "--list-kernels", NULL, astra_list_kernels, "FILE.cu [nvcc flags] [--json] [--key-text]",
 	  "annotated kernels: location, pragma, dependencies, key" },
+	{ "--with-variant", NULL, astra_with_variant, "NAME=FILE [--cc 90] [--save DIR] -- NVCC ARGS",
+	  "compile with a hand-written variant of kernel NAME (not verified!)" },
 };
 
 const struct astra_command *astra_command_find(int argc, char **argv)

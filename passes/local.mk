@@ -7,4 +7,7 @@ libastra_a_SOURCES += \
 	passes/kernel.c passes/kernel.h \
 	passes/listkernels.c passes/listkernels.h \
 	passes/pragma.c passes/pragma.h \
-	passes/pipeline.c passes/pipeline.h
+	passes/pipeline.c passes/pipeline.h \
+	passes/rewrite.c passes/rewrite.h \
+	passes/substitute.c passes/substitute.h \
+	passes/withvariant.c passes/withvariant.h

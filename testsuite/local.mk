@@ -12,7 +12,9 @@ check_PROGRAMS += \
 	testsuite/unit/test-candidate \
 	testsuite/unit/test-manifest \
 	testsuite/unit/test-store \
-	testsuite/helpers/cache-tool
+	testsuite/helpers/cache-tool \
+	testsuite/unit/test-rewrite \
+	testsuite/unit/test-substitute
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -32,6 +34,10 @@ testsuite_unit_test_manifest_SOURCES = testsuite/unit/test-manifest.c testsuite/
 testsuite_unit_test_manifest_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_store_SOURCES = testsuite/unit/test-store.c testsuite/unit/unit.h
 testsuite_unit_test_store_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_rewrite_SOURCES = testsuite/unit/test-rewrite.c testsuite/unit/unit.h
+testsuite_unit_test_rewrite_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_substitute_SOURCES = testsuite/unit/test-substitute.c testsuite/unit/unit.h
+testsuite_unit_test_substitute_LDADD = $(ASTRA_LIBS)
 
 # Drives the cache API from the shell (testsuite/cases/cache/, bench/).
 testsuite_helpers_cache_tool_SOURCES = testsuite/helpers/cache-tool.c
