@@ -5,7 +5,10 @@
 check_PROGRAMS += \
 	testsuite/unit/test-buf \
 	testsuite/unit/test-nvccopts \
-	testsuite/unit/test-config
+	testsuite/unit/test-config \
+	testsuite/unit/test-screen \
+	testsuite/unit/test-harness \
+	testsuite/unit/test-profile
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -13,6 +16,12 @@ testsuite_unit_test_nvccopts_SOURCES = testsuite/unit/test-nvccopts.c testsuite/
 testsuite_unit_test_nvccopts_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_config_SOURCES = testsuite/unit/test-config.c testsuite/unit/unit.h
 testsuite_unit_test_config_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_screen_SOURCES = testsuite/unit/test-screen.c testsuite/unit/unit.h
+testsuite_unit_test_screen_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_harness_SOURCES = testsuite/unit/test-harness.c testsuite/unit/unit.h testsuite/unit/kernel-fixture.h
+testsuite_unit_test_harness_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_profile_SOURCES = testsuite/unit/test-profile.c testsuite/unit/unit.h
+testsuite_unit_test_profile_LDADD = $(ASTRA_LIBS)
 
 EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
 

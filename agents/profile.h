@@ -1,0 +1,61 @@
+/*
+ * profile.h - the profiling role: device ceilings, roofline fractions, and
+ * the rule that decides whether a candidate is faster.
+ *
+ * The test program (passes/harness-rt.cuh) measures; this module judges.
+ * It is separate from verify.c because the rules are policy that other
+ * parts quote (the loop, the cache manifest, doc/verify.md) and because it
+ * owns a small piece of the cache directory: the measured ceilings of each
+ * device, <dir>/ceilings/<GPU uuid>.json, written once per device (the
+ * cache helper may later move it behind its own API).
+ */
+#ifndef ASTRA_PROFILE_H
+#define ASTRA_PROFILE_H
+
+#include "agents/optimizer.h"
+
+/* Summary of one version's repeated timings at one case, microseconds. */
+struct astra_timing {
+	double median, q25, q75, min;
+	int reps;
+};
+
+/* The device's measured ceilings. */
+struct astra_ceilings {
+	double copy_gbps;    /* device-to-device copy, bytes read + written per second / 1e9 */
+	double fma_gflops;   /* dense FP32 FMA loop */
+};
+
+/* Thresholds (doc/verify.md, "timing"). */
+#define ASTRA_PROFILE_MIN_GAIN 0.03   /* faster only if at least 3 % ... */
+#define ASTRA_PROFILE_ROOFLINE_SLACK 1.15 /* above 1.15x the copy ceiling: a measurement error */
+
+/*
+ * Compare a candidate's timing with the baseline's: +1 when it is faster
+ * beyond the noise (median at least 3 % lower AND its upper quartile below
+ * the baseline's lower quartile), -1 when slower by the same rule, else 0.
+ * *speedup gets baseline median / candidate median.
+ */
+int astra_profile_compare(const struct astra_timing *base, const struct astra_timing *cand, double *speedup);
+
+/*
+ * Fill prof from a timing, the bytes and FLOPs one launch moves and does,
+ * and the ceilings (NULL or zeros: fractions 0).  regs/spills are left as
+ * they are.  Returns 1 when the achieved rate is above the ceiling by more
+ * than the slack (a measurement error), else 0.
+ */
+int astra_profile_fill(struct astra_profile *prof, const struct astra_timing *t, double bytes, double flops,
+		       const struct astra_ceilings *ceil);
+
+/*
+ * Ceilings of the device with this uuid from <dir>/ceilings/<uuid>.json.
+ * Returns 0 when found and valid, -1 otherwise (nothing logged: a miss is
+ * normal the first time).
+ */
+int astra_profile_load_ceilings(const char *dir, const char *uuid, struct astra_ceilings *c);
+
+/* Store them (atomically: temp file + rename).  0, or -1 (logged). */
+int astra_profile_save_ceilings(const char *dir, const char *uuid, const char *device_name,
+				const struct astra_ceilings *c);
+
+#endif
