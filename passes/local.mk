@@ -2,6 +2,8 @@
 ## the pragma, substitution, test-program generation.
 
 libastra_a_SOURCES += \
+	passes/includes.c passes/includes.h \
+	passes/pragma.c passes/pragma.h \
 	passes/pipeline.c passes/pipeline.h \
 	passes/harness.c passes/harness.h \
 	passes/screen.c passes/screen.h
