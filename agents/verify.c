@@ -869,6 +869,12 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 			c->res->labels[ci] = xstrdup(jstr(e, "label"));
 			c->res->bytes[ci] = astra_json_get_num(e, "input_bytes", 0) + astra_json_get_num(e, "output_bytes", 0);
 			c->res->flops[ci] = astra_json_get_num(e, "flops", 0);
+		} else if (!strcmp(ev, "io")) {
+			/* What the original really reads and writes (in-place outputs twice). */
+			long ci = (long)astra_json_get_num(e, "case", -1);
+			if (ci >= 0 && (size_t)ci < c->res->nr_cases)
+				c->res->bytes[ci] = astra_json_get_num(e, "read_bytes", 0) +
+					astra_json_get_num(e, "written_bytes", 0);
 		} else if (!strcmp(ev, "fail")) {
 			on_fail(c, e);
 		} else if (!strcmp(ev, "time")) {

@@ -709,6 +709,10 @@ static uint64_t hash_bytes(const std::vector<unsigned char> &v)
 
 /* -------------------------------------------------------------- device helpers */
 
+#define RT_CHECK_BLOCKS 1024
+#define RT_CHECK_THREADS 256
+
+#ifndef ASTRA_RT_SHIM
 __global__ void rt_first_diff(const unsigned char *a, const unsigned char *b, size_t n,
 			      unsigned long long *first)
 {
@@ -745,8 +749,26 @@ __global__ void rt_fma(float *out, int iters, float a, float b)
 		out[0] = s;
 }
 
-#define RT_CHECK_BLOCKS 1024
-#define RT_CHECK_THREADS 256
+static void launch_first_diff(const unsigned char *a, const unsigned char *b, size_t n,
+			      unsigned long long *first, cudaStream_t st)
+{
+	rt_first_diff<<<RT_CHECK_BLOCKS, RT_CHECK_THREADS, 0, st>>>(a, b, n, first);
+}
+
+static void launch_first_not(const unsigned char *a, size_t n, unsigned char v, unsigned long long *first,
+			     cudaStream_t st)
+{
+	rt_first_not<<<RT_CHECK_BLOCKS, RT_CHECK_THREADS, 0, st>>>(a, n, v, first);
+}
+
+static void launch_fma(int blocks, int threads, float *out, int iters, cudaStream_t st)
+{
+	rt_fma<<<blocks, threads, 0, st>>>(out, iters, 0.999f, 0.001f);
+}
+#else
+/* testsuite/unit/rt-shim.h provides launch_first_diff, launch_first_not, launch_fma. */
+#endif
+
 static const unsigned long long NONE = ~0ULL;
 static const unsigned char CANARY = 0xCB;
 static const size_t PAD_BEFORE = 4096, PAD_AFTER = 65536;
@@ -761,6 +783,27 @@ static const char *phase_name(int ph)
 	case PH_TIMING: return "timing";
 	case PH_POST: return "post";
 	default: return "misaligned";
+	}
+}
+
+/*
+ * Errors a launch reports when it cannot start (a bad configuration, too
+ * many resources, no code for this GPU): the context stays usable.  Any
+ * other error is a fault of the kernel and is treated as a crash.
+ */
+static bool is_launch_error(cudaError_t e)
+{
+	switch (e) {
+	case cudaErrorInvalidConfiguration:
+	case cudaErrorLaunchOutOfResources:
+	case cudaErrorInvalidValue:
+	case cudaErrorInvalidDeviceFunction:
+	case cudaErrorNoKernelImageForDevice:
+	case cudaErrorInvalidPitchValue:
+	case cudaErrorCooperativeLaunchTooLarge:
+		return true;
+	default:
+		return false;
 	}
 }
 
@@ -789,8 +832,8 @@ struct VState {
 	bool active = true;
 	bool failed = false;
 	std::vector<Fig> fig;        /* per case */
-	std::vector<uint64_t> prev;  /* per buffer: hash of the last output on set A */
-	bool have_prev = false;
+	std::vector<uint64_t> prev[2];  /* per set (A, B), per buffer: hash of the last output */
+	bool have_prev[2] = { false, false };
 };
 
 class Program {
@@ -817,6 +860,8 @@ private:
 	size_t flush_bytes_ = 0;
 	double ref_time_ = 0;   /* wall time of the reference's last run */
 	std::vector<bool> ref_det_;  /* per case: the reference is bitwise deterministic */
+	std::vector<std::vector<bool> > read_;  /* per case, per buffer: an output the original also reads */
+	std::vector<bool> probed_;
 	int cur_version_ = -1, cur_case_ = -1, cur_phase_ = 0, cur_trial_ = -1;
 
 	int parse(int argc, char **argv);
@@ -836,6 +881,7 @@ private:
 		     std::vector<std::vector<unsigned char> > &out);
 	void trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<DevBuf> &B,
 		   std::vector<unsigned char *> &P);
+	void probe(int ci, std::vector<DevBuf> &A, std::vector<unsigned char *> &P);
 	void timing(int ci, std::vector<DevBuf> &A, std::vector<unsigned char *> &P);
 	void run_phase(int ph);
 	std::vector<int> active() const;
@@ -982,6 +1028,8 @@ bool Program::run_one(int ci, const Trial &t, int v, std::vector<DevBuf> &set,
 	double t0 = now_s();
 	c.launch[v](ptrs.data(), stream_);
 	cudaError_t le = cudaGetLastError();
+	if (le != cudaSuccess && !is_launch_error(le))
+		fatal_cuda("kernel launch", le, v);
 	if (le != cudaSuccess) {
 		/* A launch that could not start (bad configuration, too many
 		 * resources) leaves the context usable: reject and go on. */
@@ -1008,13 +1056,11 @@ bool Program::run_one(int ci, const Trial &t, int v, std::vector<DevBuf> &set,
 		DevBuf &d = set[b];
 		size_t after = d.off + d.bytes;
 		if (d.off)
-			rt_first_not<<<RT_CHECK_BLOCKS, RT_CHECK_THREADS, 0, stream_>>>(d.base, d.off, CANARY, dflag_ + 3 * b);
+			launch_first_not(d.base, d.off, CANARY, dflag_ + 3 * b, stream_);
 		if (d.total > after)
-			rt_first_not<<<RT_CHECK_BLOCKS, RT_CHECK_THREADS, 0, stream_>>>(d.base + after, d.total - after,
-										CANARY, dflag_ + 3 * b + 1);
+			launch_first_not(d.base + after, d.total - after, CANARY, dflag_ + 3 * b + 1, stream_);
 		if (!c.bufs[b].output && d.bytes)
-			rt_first_diff<<<RT_CHECK_BLOCKS, RT_CHECK_THREADS, 0, stream_>>>(d.data(), pristine[b], d.bytes,
-										 dflag_ + 3 * b + 2);
+			launch_first_diff(d.data(), pristine[b], d.bytes, dflag_ + 3 * b + 2, stream_);
 	}
 	RT_CUDA(cudaMemcpyAsync(firsts.data(), dflag_, firsts.size() * sizeof(unsigned long long),
 				cudaMemcpyDeviceToHost, stream_));
@@ -1071,6 +1117,59 @@ static void describe_lane(Line &l, const BufSpec &b, long long lane, const unsig
 }
 
 /*
+ * Which outputs does the original also read (in-place buffers such as a
+ * residual, or outputs it writes only in part)?  Run it with each output's
+ * initial contents changed in turn: if any result moves, that output is
+ * read.  Poison trials poison only the outputs that are not read (poisoning
+ * a residual would make every result NaN and prove nothing), and the bytes
+ * a launch moves count read outputs twice.
+ */
+void Program::probe(int ci, std::vector<DevBuf> &A, std::vector<unsigned char *> &P)
+{
+	const Case &c = cases_[ci];
+	size_t nb = c.bufs.size();
+	std::vector<std::vector<unsigned char> > init(nb), base, out;
+	Trial t = { D_UNIFORM, false, 0, mix3(seed_, (uint64_t)ci, 0x70726f6265ULL), PH_CHECK, -1 };
+	read_[ci].assign(nb, false);
+	layout(c, A, 0);
+	for (size_t b = 0; b < nb; b++) {
+		fill(init[b], c.bufs[b], D_UNIFORM, mix3(t.seed, b, 1));
+		if (init[b].size())
+			RT_CUDA(cudaMemcpy(P[b], init[b].data(), init[b].size(), cudaMemcpyHostToDevice));
+	}
+	run_one(ci, t, 0, A, P, base);
+	for (size_t b = 0; b < nb; b++) {
+		if (!c.bufs[b].output || !c.bufs[b].bytes())
+			continue;
+		std::vector<unsigned char> other;
+		fill(other, c.bufs[b], D_NORMAL, mix3(t.seed, b, 2));
+		RT_CUDA(cudaMemcpy(P[b], other.data(), other.size(), cudaMemcpyHostToDevice));
+		run_one(ci, t, 0, A, P, out);
+		for (size_t o = 0; o < nb; o++)
+			if (c.bufs[o].output && out[o] != base[o])
+				read_[ci][b] = true;
+		RT_CUDA(cudaMemcpy(P[b], init[b].data(), init[b].size(), cudaMemcpyHostToDevice));
+	}
+	double rd = 0, wr = 0;
+	for (size_t b = 0; b < nb; b++) {
+		const BufSpec &bs = c.bufs[b];
+		if (!bs.output || read_[ci][b])
+			rd += (double)bs.bytes();
+		if (bs.output)
+			wr += (double)bs.bytes();
+	}
+	Line l("io");
+	l.integer("case", ci).num("read_bytes", rd).num("written_bytes", wr);
+	std::string names;
+	for (size_t b = 0; b < nb; b++)
+		if (read_[ci][b])
+			names += (names.empty() ? "" : ",") + c.bufs[b].name;
+	l.str("read_outputs", names);
+	l.emit();
+	probed_[ci] = true;
+}
+
+/*
  * One trial: fresh inputs; the reference twice (sets A and B: it must agree
  * with itself, else it is nondeterministic and candidates are held to the
  * tolerance instead of bit equality); then each active candidate twice,
@@ -1086,7 +1185,7 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 	for (size_t b = 0; b < nb; b++) {
 		const BufSpec &bs = c.bufs[b];
 		uint64_t s = mix3(t.seed, b, ci);
-		if (bs.output && t.poison)
+		if (bs.output && t.poison && !read_[ci][b])
 			poison(init[b], bs);
 		else
 			fill(init[b], bs, t.dist, s);
@@ -1096,10 +1195,17 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 	layout(c, A, t.misalign);
 	layout(c, B, t.misalign);
 	bool two = !sanitize_;
+	/*
+	 * The two sets swap roles from one trial to the next, so that a
+	 * version's first call of a trial reuses the buffers of its last call
+	 * of the previous trial, with new data: results kept by pointer show.
+	 */
+	int s1 = two ? t.index % 2 : 0, s2 = 1 - s1;  /* sanitize mode has set A only */
+	std::vector<DevBuf> &S1 = s1 ? B : A, &S2 = s1 ? A : B;
 
-	run_one(ci, t, 0, A, P, ref);
+	run_one(ci, t, 0, S1, P, ref);
 	if (two) {
-		run_one(ci, t, 0, B, P, ref2);
+		run_one(ci, t, 0, S2, P, ref2);
 		for (size_t b = 0; b < nb; b++)
 			if (c.bufs[b].output && ref[b] != ref2[b] && ref_det_[ci]) {
 				ref_det_[ci] = false;
@@ -1112,15 +1218,42 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 	for (size_t b = 0; b < nb; b++)
 		if (c.bufs[b].output)
 			ref_hash[b] = hash_bytes(ref[b]);
-	bool stale_ok = t.phase != PH_MISALIGNED && !sanitize_ && vs_[0].have_prev;
+	bool stale_ok = t.phase != PH_MISALIGNED && !sanitize_;
+	/* Did version v return what it returned last time on this set, while
+	 * the reference's result changed?  Then it returns results it kept. */
+	std::vector<uint64_t> ref2_hash(nb, 0);
+	for (size_t b = 0; two && b < nb; b++)
+		if (c.bufs[b].output)
+			ref2_hash[b] = hash_bytes(ref2[b]);
+	auto stale = [&](int v, int set, size_t b, const std::vector<unsigned char> &out) {
+		uint64_t rh = set == s1 ? ref_hash[b] : ref2_hash[b];
+		return stale_ok && vs_[v].have_prev[set] && vs_[0].have_prev[set] &&
+		       hash_bytes(out) == vs_[v].prev[set][b] && rh != vs_[0].prev[set][b];
+	};
 
 	for (int v = 1; v < nversions_; v++) {
 		if (!vs_[v].active)
 			continue;
-		if (!run_one(ci, t, v, A, P, got))
+		if (!run_one(ci, t, v, S1, P, got))
+			continue;
+		if (two && !run_one(ci, t, v, S2, P, got2))
 			continue;
 		bool bad = false;
 		Fig &fig = vs_[v].fig[ci];
+		/* Does the candidate agree with itself (bit for bit, or within the
+		 * tolerance when the original itself varies)?  Index of the first
+		 * output where it does not, or nb. */
+		size_t differs = nb;
+		Cmp self;
+		for (size_t b = 0; two && b < nb && differs == nb; b++) {
+			const BufSpec &bs = c.bufs[b];
+			if (!bs.output || got[b] == got2[b])
+				continue;
+			self = compare(got[b].data(), got2[b].data(), nullptr, bs, ref_det_[ci] ? 0.0 : bs.rtol,
+				       ref_det_[ci] ? 0.0 : bs.atol, false);
+			if (self.bad)
+				differs = b;
+		}
 		for (size_t b = 0; b < nb && !bad; b++) {
 			const BufSpec &bs = c.bufs[b];
 			if (!bs.output)
@@ -1134,11 +1267,10 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 			bad = true;
 			Why w = r.why();
 			const char *check = why_names[w];
-			/* The same output as this candidate's previous call while the
-			 * reference's changed: it returns results it kept. */
-			uint64_t h = hash_bytes(got[b]);
-			if (stale_ok && vs_[v].have_prev && h == vs_[v].prev[b] && ref_hash[b] != vs_[0].prev[b])
+			if (stale(v, s1, b, got[b]))
 				check = "stale";
+			else if (differs < nb)
+				break;  /* wrong, and not even the same twice: say that */
 			Line l("fail");
 			describe_lane(l, bs, r.first[w], ref[b].data(), got[b].data());
 			l.integer("bad", r.bad).integer("lanes", (long long)bs.nlanes())
@@ -1147,44 +1279,40 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 				.num("max_abs", r.max_abs).num("max_rel", r.max_rel).num("max_ratio", r.max_ratio)
 				.num("rtol", bs.rtol).num("atol", bs.atol).num("scale", r.scale);
 			fail(v, ci, &t, check, l);
+			differs = nb;
+		}
+		if (differs < nb) {
+			const BufSpec &bs = c.bufs[differs];
+			Why w = self.why();
+			Line l("fail");
+			describe_lane(l, bs, self.first[w], got[differs].data(), got2[differs].data());
+			l.integer("bad", self.bad).integer("lanes", (long long)bs.nlanes())
+				.boolean("reference_deterministic", ref_det_[ci]).boolean("also_mismatch", bad);
+			fail(v, ci, &t, stale(v, s2, differs, got2[differs]) ? "stale" : "nondeterministic", l);
+			bad = true;
 		}
 		if (bad)
 			continue;
 		if (t.phase != PH_MISALIGNED) {
-			vs_[v].prev.assign(nb, 0);
-			for (size_t b = 0; b < nb; b++)
-				if (c.bufs[b].output)
-					vs_[v].prev[b] = hash_bytes(got[b]);
-			vs_[v].have_prev = true;
-		}
-		if (two) {
-			if (!run_one(ci, t, v, B, P, got2))
-				continue;
-			for (size_t b = 0; b < nb && !bad; b++) {
-				const BufSpec &bs = c.bufs[b];
-				if (!bs.output || got[b] == got2[b])
-					continue;
-				/* Bit equality when the reference has it, else the tolerance. */
-				Cmp r = compare(got[b].data(), got2[b].data(), nullptr, bs,
-						ref_det_[ci] ? 0.0 : bs.rtol, ref_det_[ci] ? 0.0 : bs.atol, false);
-				if (!r.bad)
-					continue;
-				bad = true;
-				Line l("fail");
-				Why w = r.why();
-				describe_lane(l, bs, r.first[w], got[b].data(), got2[b].data());
-				l.integer("bad", r.bad).integer("lanes", (long long)bs.nlanes())
-					.boolean("reference_deterministic", ref_det_[ci]);
-				fail(v, ci, &t, "nondeterministic", l);
+			for (int set = 0; set < (two ? 2 : 1); set++) {
+				const std::vector<std::vector<unsigned char> > &o = set == 0 ? got : got2;
+				int which = set == 0 ? s1 : s2;
+				vs_[v].prev[which].assign(nb, 0);
+				for (size_t b = 0; b < nb; b++)
+					if (c.bufs[b].output)
+						vs_[v].prev[which][b] = hash_bytes(o[b]);
+				vs_[v].have_prev[which] = true;
 			}
-			if (bad)
-				continue;
 		}
 		fig.trials++;
 	}
 	if (t.phase != PH_MISALIGNED) {
-		vs_[0].prev = ref_hash;
-		vs_[0].have_prev = true;
+		vs_[0].prev[s1] = ref_hash;
+		vs_[0].have_prev[s1] = true;
+		if (two) {
+			vs_[0].prev[s2] = ref2_hash;
+			vs_[0].have_prev[s2] = true;
+		}
 	}
 }
 
@@ -1313,6 +1441,8 @@ void Program::run_phase(int ph)
 		for (size_t b = 0; b < c.bufs.size(); b++)
 			RT_CUDA(cudaMalloc(&P[b], std::max<size_t>(c.bufs[b].bytes(), 1)));
 		uint64_t cs = mix3(seed_, (uint64_t)ci, 0x63617365ULL);
+		if (ph != PH_TIMING && !probed_[ci])
+			probe(ci, A, P);
 		if (ph == PH_CHECK) {
 			/* Fresh inputs each trial; several distributions; outputs
 			 * holding random data (catches skipped in-place and partial
@@ -1346,7 +1476,7 @@ void Program::run_phase(int ph)
 		for (unsigned char *p : P)
 			cudaFree(p);
 		for (VState &s : vs_)
-			s.have_prev = false;
+			s.have_prev[0] = s.have_prev[1] = false;
 	}
 	/* Figures per phase, so that a crash in a later phase loses nothing. */
 	for (int v = 1; v < nversions_; v++) {
@@ -1446,7 +1576,7 @@ int Program::ceilings()
 	int blocks = sms * 8, threads = 256, iters = 1 << 14;
 	for (int k = 0; k < 8; k++) {
 		RT_CUDA(cudaEventRecord(e0, stream_));
-		rt_fma<<<blocks, threads, 0, stream_>>>(o, iters, 0.999f, 0.001f);
+		launch_fma(blocks, threads, o, iters, stream_);
 		RT_CUDA(cudaGetLastError());
 		RT_CUDA(cudaEventRecord(e1, stream_));
 		RT_CUDA(cudaStreamSynchronize(stream_));
@@ -1724,6 +1854,8 @@ int Program::main(int argc, char **argv)
 	for (VState &s : vs_)
 		s.fig.assign(cases_.size(), Fig());
 	ref_det_.assign(cases_.size(), true);
+	read_.assign(cases_.size(), std::vector<bool>());
+	probed_.assign(cases_.size(), false);
 	size_t maxb = 1;
 	for (const Case &c : cases_)
 		maxb = std::max(maxb, c.bufs.size());
