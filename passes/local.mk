@@ -2,7 +2,10 @@
 ## the pragma, substitution, test-program generation.
 
 libastra_a_SOURCES += \
+	passes/extract.c passes/extract.h \
 	passes/includes.c passes/includes.h \
+	passes/kernel.c passes/kernel.h \
+	passes/listkernels.c passes/listkernels.h \
 	passes/pragma.c passes/pragma.h \
 	passes/pipeline.c passes/pipeline.h \
 	passes/harness.c passes/harness.h \

@@ -8,6 +8,11 @@ check_PROGRAMS += \
 	testsuite/unit/test-config \
 	testsuite/unit/test-pragma \
 	testsuite/unit/test-includes \
+	testsuite/unit/test-key \
+	testsuite/unit/test-candidate \
+	testsuite/unit/test-manifest \
+	testsuite/unit/test-store \
+	testsuite/helpers/cache-tool \
 	testsuite/unit/test-screen \
 	testsuite/unit/test-harness \
 	testsuite/unit/test-profile
@@ -22,6 +27,14 @@ testsuite_unit_test_pragma_SOURCES = testsuite/unit/test-pragma.c testsuite/unit
 testsuite_unit_test_pragma_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_includes_SOURCES = testsuite/unit/test-includes.c testsuite/unit/unit.h
 testsuite_unit_test_includes_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_key_SOURCES = testsuite/unit/test-key.c testsuite/unit/unit.h
+testsuite_unit_test_key_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_candidate_SOURCES = testsuite/unit/test-candidate.c testsuite/unit/unit.h
+testsuite_unit_test_candidate_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_manifest_SOURCES = testsuite/unit/test-manifest.c testsuite/unit/unit.h
+testsuite_unit_test_manifest_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_store_SOURCES = testsuite/unit/test-store.c testsuite/unit/unit.h
+testsuite_unit_test_store_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_screen_SOURCES = testsuite/unit/test-screen.c testsuite/unit/unit.h
 testsuite_unit_test_screen_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_harness_SOURCES = testsuite/unit/test-harness.c testsuite/unit/unit.h testsuite/unit/kernel-fixture.h
@@ -29,7 +42,11 @@ testsuite_unit_test_harness_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_profile_SOURCES = testsuite/unit/test-profile.c testsuite/unit/unit.h
 testsuite_unit_test_profile_LDADD = $(ASTRA_LIBS)
 
-EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
+# Drives the cache API from the shell (testsuite/cases/cache/, bench/).
+testsuite_helpers_cache_tool_SOURCES = testsuite/helpers/cache-tool.c
+testsuite_helpers_cache_tool_LDADD = $(ASTRA_LIBS)
+
+EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus
 
 ## Fuzz targets: testsuite/fuzz/fuzz-NAME.c defines LLVMFuzzerTestOneInput.
 ## With --enable-fuzzers (CC=clang) they are libFuzzer programs; otherwise
@@ -56,6 +73,12 @@ testsuite_fuzz_fuzz_pragma_SOURCES = testsuite/fuzz/fuzz-pragma.c passes/pragma.
 testsuite_fuzz_fuzz_pragma_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
 testsuite_fuzz_fuzz_pragma_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 testsuite_fuzz_fuzz_pragma_LDADD = $(FUZZ_LDADD)
+
+check_PROGRAMS += testsuite/fuzz/fuzz-manifest
+testsuite_fuzz_fuzz_manifest_SOURCES = testsuite/fuzz/fuzz-manifest.c cache/manifest.c
+testsuite_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
+testsuite_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+testsuite_fuzz_fuzz_manifest_LDADD = $(FUZZ_LDADD)
 
 TEST_ENV = srcdir="$(abs_top_srcdir)" builddir="$(abs_top_builddir)" \
 	ASTRA_CC="$(abs_top_builddir)/astra-cc/astra-cc" NVCC="$(NVCC_PATH)"
