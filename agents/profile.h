@@ -4,10 +4,8 @@
  *
  * The test program (passes/harness-rt.cuh) measures; this module judges.
  * It is separate from verify.c because the rules are policy that other
- * parts quote (the loop, the cache manifest, doc/verify.md) and because it
- * owns a small piece of the cache directory: the measured ceilings of each
- * device, <dir>/ceilings/<GPU uuid>.json, written once per device (the
- * cache helper may later move it behind its own API).
+ * parts quote (the loop, the cache manifest, doc/verify.md).  The device's
+ * measured ceilings are kept by the cache (cache/device.h).
  */
 #ifndef ASTRA_PROFILE_H
 #define ASTRA_PROFILE_H
@@ -46,16 +44,5 @@ int astra_profile_compare(const struct astra_timing *base, const struct astra_ti
  */
 int astra_profile_fill(struct astra_profile *prof, const struct astra_timing *t, double bytes, double flops,
 		       const struct astra_ceilings *ceil);
-
-/*
- * Ceilings of the device with this uuid from <dir>/ceilings/<uuid>.json.
- * Returns 0 when found and valid, -1 otherwise (nothing logged: a miss is
- * normal the first time).
- */
-int astra_profile_load_ceilings(const char *dir, const char *uuid, struct astra_ceilings *c);
-
-/* Store them (atomically: temp file + rename).  0, or -1 (logged). */
-int astra_profile_save_ceilings(const char *dir, const char *uuid, const char *device_name,
-				const struct astra_ceilings *c);
 
 #endif

@@ -29,6 +29,9 @@
 #include "astra-cc/run.h"
 #include "astra-cc/util.h"
 #include "astra-cc/vec.h"
+#include "cache/device.h"
+#include "cache/store.h"
+#include "passes/extract.h"
 #include "passes/harness.h"
 #include "passes/screen.h"
 
@@ -38,6 +41,7 @@ enum phase { PH_CHECK = 1, PH_TIMING = 2, PH_POST = 4, PH_MISALIGNED = 8 };
 struct cand {
 	struct astra_screened scr;
 	const char *grid, *block, *shmem; /* the geometry it is launched with */
+	char *own_grid, *own_block, *own_shmem; /* from the extract gate (owned) */
 	int in_prog;                      /* version in the current program, 0 if not in it */
 	int done;                         /* has its final verdict */
 	int regs, spills;
@@ -68,11 +72,11 @@ struct vctx {
 	unsigned long long seed;
 };
 
-const char *astra_verdict_name(enum astra_verdict v)
+const char *astra_cand_verdict_name(enum astra_cand_verdict v)
 {
 	switch (v) {
-	case ASTRA_VERDICT_ACCEPTED: return "accepted";
-	case ASTRA_VERDICT_REJECTED: return "rejected";
+	case ASTRA_CAND_ACCEPTED: return "accepted";
+	case ASTRA_CAND_REJECTED: return "rejected";
 	default: return "not-run";
 	}
 }
@@ -95,7 +99,7 @@ static void reject(struct vctx *c, size_t i, const char *check, const char *fmt,
 	if (c->c[i].done)
 		return;
 	c->c[i].done = 1;
-	r->verdict = ASTRA_VERDICT_REJECTED;
+	r->verdict = ASTRA_CAND_REJECTED;
 	r->check = check;
 	va_start(ap, fmt);
 	free(r->reason);
@@ -164,6 +168,7 @@ static int probe_gpu(struct vctx *c)
 		/* nvcc's own helper for -arch=native: prints "90" (or "90,80"). */
 		char *argv[] = { q, NULL };
 		rc = astra_run(argv, &ro);
+		astra_buf_rtrim(&err);
 		if (rc == 0)
 			cc = atoi(out.buf);
 		else
@@ -1223,10 +1228,18 @@ static void run_sanitizers(struct vctx *c)
 static void get_ceilings(struct vctx *c)
 {
 	const char *dir = c->o->cache_dir ? c->o->cache_dir : astra_config_str(ASTRA_CFG_DIR);
+	struct astra_cache *cache;
+	struct astra_device_ceilings d;
 	struct astra_ceilings ce = { 0, 0 };
-	if (!c->res->uuid)
+	if (!c->res->device || !c->res->cc)
 		return;
-	if (astra_profile_load_ceilings(dir, c->res->uuid, &ce) < 0) {
+	cache = astra_cache_open(dir);
+	memset(&d, 0, sizeof(d));
+	if (astra_cache_device_get(cache, c->res->device, c->res->cc, &d) == 1) {
+		ce.copy_gbps = d.copy_gbps;
+		ce.fma_gflops = d.fma_gflops;
+	} else {
+		/* First time on this device: measure (a few seconds) and keep. */
 		struct astra_vec argv = ASTRA_VEC_INIT;
 		struct astra_buf out = ASTRA_BUF_INIT, err = ASTRA_BUF_INIT;
 		int timed_out, rc;
@@ -1244,14 +1257,27 @@ static void get_ceilings(struct vctx *c)
 			astra_json_free(e);
 			p = eol ? eol + 1 : NULL;
 		}
-		if (ce.copy_gbps > 0 && ce.fma_gflops > 0)
-			astra_profile_save_ceilings(dir, c->res->uuid, c->res->device, &ce);
-		else
+		if (ce.copy_gbps > 0 && ce.fma_gflops > 0) {
+			struct astra_device_ceilings put;
+			memset(&put, 0, sizeof(put));
+			put.device = c->res->device;
+			put.cc = c->res->cc;
+			put.driver = xasprintf("%d", c->res->driver);
+			put.copy_gbps = ce.copy_gbps;
+			put.fma_gflops = ce.fma_gflops;
+			astra_cache_device_put(cache, &put);
+			free(put.driver);
+			note(c, "measured the device's ceilings (kept in the cache): copy %.0f GB/s, FMA %.0f GFLOP/s",
+			     ce.copy_gbps, ce.fma_gflops);
+		} else {
 			note(c, "the device's ceilings could not be measured: roofline fractions are not available");
+		}
 		astra_vec_clear(&argv);
 		astra_buf_release(&out);
 		astra_buf_release(&err);
 	}
+	astra_device_ceilings_release(&d);
+	astra_cache_close(cache);
 	c->res->ceilings = ce;
 }
 
@@ -1303,13 +1329,63 @@ static void judge_timing(struct vctx *c)
 		if (nt) {
 			cr->speedup = exp(logsum / nt);
 			cr->speedup_largest = cr->cases[largest].speedup;
-			cr->faster = cr->verdict == ASTRA_VERDICT_ACCEPTED && cr->cases[largest].cmp > 0 &&
+			cr->faster = cr->verdict == ASTRA_CAND_ACCEPTED && cr->cases[largest].cmp > 0 &&
 				cr->speedup >= 1.0 && !cr->measurement_error;
 		}
 	}
 }
 
 /* ------------------------------------------------------------ the entry */
+
+/*
+ * The libclang gate every proposed variant passes (passes/extract.h): the
+ * same name, parameters, template parameters and linkage as the original,
+ * launch expressions in the kernel's parameters only.  Its reasons are
+ * sorted into the verifier's check names.
+ */
+static int gate(struct vctx *c, size_t i, const struct astra_variant *v)
+{
+	struct astra_variant copy;
+	struct astra_buf why = ASTRA_BUF_INIT;
+	const char *check = "candidate";
+	int rc;
+
+	memset(&copy, 0, sizeof(copy));
+	copy.text = v->text;
+	rc = astra_extract_candidate(c->k, &copy, NULL, &why);
+	if (rc == 0) {
+		/* Geometry from the launch line, unless the caller gave one. */
+		if (!v->grid && !v->block && !v->shmem) {
+			c->c[i].own_grid = copy.grid;
+			c->c[i].own_block = copy.block;
+			c->c[i].own_shmem = copy.shmem;
+			copy.grid = copy.block = copy.shmem = NULL;
+		}
+		free(copy.grid);
+		free(copy.block);
+		free(copy.shmem);
+		astra_buf_release(&why);
+		return 0;
+	}
+	free(copy.grid);
+	free(copy.block);
+	free(copy.shmem);
+	astra_buf_rtrim(&why);
+	if (strstr(why.buf, "launch("))
+		check = "geometry";
+	else if (strstr(why.buf, "parameter") || strstr(why.buf, "named") || strstr(why.buf, "extern \"C\"") ||
+		 strstr(why.buf, "__restrict__"))
+		check = "signature";
+	else if (strstr(why.buf, "state between"))
+		check = "state";
+	else if (strstr(why.buf, "host function"))
+		check = "host-code";
+	else if (strstr(why.buf, "no __global__"))
+		check = "kernel-missing";
+	reject(c, i, check, "%s: %s", c->res->cands[i].name, why.buf);
+	astra_buf_release(&why);
+	return -1;
+}
 
 static void setup_candidates(struct vctx *c, const struct astra_variant *cands, const char *const *names)
 {
@@ -1331,7 +1407,7 @@ static void setup_candidates(struct vctx *c, const struct astra_variant *cands, 
 				break;
 			}
 		r->name = base;
-		r->verdict = ASTRA_VERDICT_NOT_RUN;
+		r->verdict = ASTRA_CAND_NOT_RUN;
 		r->regs = r->spills = -1;
 		c->c[i].regs = c->c[i].spills = -1;
 		if (!cands[i].text) {
@@ -1347,6 +1423,8 @@ static void setup_candidates(struct vctx *c, const struct astra_variant *cands, 
 					reject(c, i, c->c[i].scr.check, "%s", c->c[i].scr.reason);
 				continue;
 			}
+			if (gate(c, i, &cands[i]) < 0)
+				continue;
 		} else {
 			memset(&c->c[i].scr, 0, sizeof(c->c[i].scr));
 			c->c[i].scr.text = xstrdup(cands[i].text);
@@ -1356,6 +1434,10 @@ static void setup_candidates(struct vctx *c, const struct astra_variant *cands, 
 			c->c[i].grid = cands[i].grid;
 			c->c[i].block = cands[i].block;
 			c->c[i].shmem = cands[i].shmem;
+		} else if (c->c[i].own_grid || c->c[i].own_block || c->c[i].own_shmem) {
+			c->c[i].grid = c->c[i].own_grid;
+			c->c[i].block = c->c[i].own_block;
+			c->c[i].shmem = c->c[i].own_shmem;
 		} else {
 			c->c[i].grid = c->c[i].scr.grid;
 			c->c[i].block = c->c[i].scr.block;
@@ -1442,7 +1524,7 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 		get_ceilings(&c);
 		for (i = 0; i < n; i++)
 			if (c.c[i].in_prog && !c.c[i].done) {
-				res->cands[i].verdict = ASTRA_VERDICT_ACCEPTED;
+				res->cands[i].verdict = ASTRA_CAND_ACCEPTED;
 				res->cands[i].misaligned = res->misaligned;
 				c.c[i].done = 1;
 			}
@@ -1451,7 +1533,7 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 out:
 	for (i = 0; i < n; i++)
 		if (!c.c[i].done) {
-			res->cands[i].verdict = ASTRA_VERDICT_NOT_RUN;
+			res->cands[i].verdict = ASTRA_CAND_NOT_RUN;
 			if (!res->cands[i].reason)
 				res->cands[i].reason = xstrdup(res->not_run ? res->not_run : "not run");
 		}
@@ -1465,8 +1547,12 @@ out:
 	} else {
 		remove_workdir(&c);
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		astra_screened_release(&c.c[i].scr);
+		free(c.c[i].own_grid);
+		free(c.c[i].own_block);
+		free(c.c[i].own_shmem);
+	}
 	free(c.c);
 	free(c.dir);
 	free(c.gpu_why);
@@ -1513,7 +1599,7 @@ int astra_verify_try_compile(const struct astra_tu *tu, const struct astra_kerne
 	o.nvcc = nvcc;
 	o.no_run = 1;
 	rc = astra_verify(tu, k, cl, v, NULL, 1, &o, &r);
-	if (rc == 0 && r.compiled && r.cands[0].verdict != ASTRA_VERDICT_REJECTED) {
+	if (rc == 0 && r.compiled && r.cands[0].verdict != ASTRA_CAND_REJECTED) {
 		astra_verify_result_release(&r);
 		return 0;
 	}
@@ -1602,7 +1688,7 @@ char *astra_verify_result_json(const struct astra_verify_result *res, int pretty
 		struct astra_json *cases;
 		o = astra_json_new_object();
 		astra_json_set_str(o, "name", c->name);
-		astra_json_set_str(o, "verdict", astra_verdict_name(c->verdict));
+		astra_json_set_str(o, "verdict", astra_cand_verdict_name(c->verdict));
 		json_str_or_null(o, "check", c->check);
 		json_str_or_null(o, "reason", c->reason);
 		if (c->compile_log)

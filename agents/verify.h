@@ -27,10 +27,10 @@
 #include "astra-cc/nvccopts.h"
 #include "passes/kernel.h"
 
-enum astra_verdict {
-	ASTRA_VERDICT_ACCEPTED,  /* passed every check that ran */
-	ASTRA_VERDICT_REJECTED,  /* failed one: see check and reason */
-	ASTRA_VERDICT_NOT_RUN,   /* could not be judged (no GPU, or the test itself is wrong) */
+enum astra_cand_verdict {
+	ASTRA_CAND_ACCEPTED,  /* passed every check that ran */
+	ASTRA_CAND_REJECTED,  /* failed one: see check and reason */
+	ASTRA_CAND_NOT_RUN,   /* could not be judged (no GPU, or the test itself is wrong) */
 };
 
 /*
@@ -57,7 +57,7 @@ struct astra_case_result {
 
 struct astra_cand_result {
 	char *name;
-	enum astra_verdict verdict;
+	enum astra_cand_verdict verdict;
 	const char *check;           /* a name from the list above; NULL when accepted */
 	char *reason;                /* what went wrong, with the evidence */
 	char *compile_log;           /* the compiler's messages about this candidate, or NULL */
@@ -131,7 +131,7 @@ void astra_verify_result_release(struct astra_verify_result *res);
 char *astra_verify_result_json(const struct astra_verify_result *res, int pretty);
 
 /* "accepted", "rejected", "not-run". */
-const char *astra_verdict_name(enum astra_verdict v);
+const char *astra_cand_verdict_name(enum astra_cand_verdict v);
 
 /*
  * Compile candidate v alone in a test program, without running it (for

@@ -18,6 +18,7 @@
 #include "cache/stats.h"
 #include "passes/listkernels.h"
 #include "cache/cachecmd.h"
+#include "agents/verify-cmd.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -65,6 +66,8 @@ static const struct astra_command commands[] = {
 	{ "--clear", "-C", astra_cache_cmd_clear, "[--json]", "remove every cache entry" },
 	{ "--list-kernels", NULL, astra_list_kernels, "FILE.cu [nvcc flags] [--json] [--key-text]",
 	  "annotated kernels: location, pragma, dependencies, key" },
+	{ "--verify", NULL, astra_verify_command, "FILE.cu --kernel NAME --candidate V.cu [--json] [nvcc flags]",
+	  "judge hand-written variants of a kernel: verdict and evidence" },
 };
 
 const struct astra_command *astra_command_find(int argc, char **argv)

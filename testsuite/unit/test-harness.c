@@ -203,20 +203,20 @@ static void test_compile(const char *nvcc)
 	CHECK(!r.ran);
 	CHECK(r.not_run && strstr(r.not_run, "not run"));
 	cr = find(&r, "good.cu");
-	CHECK(cr && cr->verdict == ASTRA_VERDICT_NOT_RUN);
+	CHECK(cr && cr->verdict == ASTRA_CAND_NOT_RUN);
 	cr = find(&r, "own.cu");
-	CHECK(cr && cr->verdict == ASTRA_VERDICT_NOT_RUN);
+	CHECK(cr && cr->verdict == ASTRA_CAND_NOT_RUN);
 	cr = find(&r, "sig.cu");
-	CHECK(cr && cr->verdict == ASTRA_VERDICT_REJECTED && cr->check && !strcmp(cr->check, "signature"));
+	CHECK(cr && cr->verdict == ASTRA_CAND_REJECTED && cr->check && !strcmp(cr->check, "signature"));
 	cr = find(&r, "error.cu");
-	CHECK(cr && cr->verdict == ASTRA_VERDICT_REJECTED && cr->check && !strcmp(cr->check, "compile"));
+	CHECK(cr && cr->verdict == ASTRA_CAND_REJECTED && cr->check && !strcmp(cr->check, "compile"));
 	CHECK(cr && cr->compile_log && strstr(cr->compile_log, "error.cu(4)") && strstr(cr->compile_log, "undefined_thing"));
 	cr = find(&r, "geometry.cu");
-	CHECK(cr && cr->verdict == ASTRA_VERDICT_REJECTED && cr->check && !strcmp(cr->check, "geometry"));
+	CHECK(cr && cr->verdict == ASTRA_CAND_REJECTED && cr->check && !strcmp(cr->check, "geometry"));
 	cr = find(&r, "include.cu");
-	CHECK(cr && cr->verdict == ASTRA_VERDICT_REJECTED && cr->check && !strcmp(cr->check, "preprocessor"));
+	CHECK(cr && cr->verdict == ASTRA_CAND_REJECTED && cr->check && !strcmp(cr->check, "preprocessor"));
 	for (i = 0; i < r.nr_cands; i++)
-		if (r.cands[i].verdict == ASTRA_VERDICT_REJECTED)
+		if (r.cands[i].verdict == ASTRA_CAND_REJECTED)
 			fprintf(stderr, "  %s: %s: %s\n", r.cands[i].name, r.cands[i].check, r.cands[i].reason);
 
 	/* The compiled program: its host-side self test passes, and without a
