@@ -19,6 +19,7 @@
 #include "passes/listkernels.h"
 #include "cache/cachecmd.h"
 #include "passes/withvariant.h"
+#include "agents/verify-cmd.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -68,6 +69,8 @@ static const struct astra_command commands[] = {
 	  "annotated kernels: location, pragma, dependencies, key" },
 	{ "--with-variant", NULL, astra_with_variant, "NAME=FILE [--cc 90] [--save DIR] -- NVCC ARGS",
 	  "compile with a hand-written variant of kernel NAME (not verified!)" },
+	{ "--verify", NULL, astra_verify_command, "FILE.cu --kernel NAME --candidate V.cu [--json] [nvcc flags]",
+	  "judge hand-written variants of a kernel: verdict and evidence" },
 };
 
 const struct astra_command *astra_command_find(int argc, char **argv)

@@ -14,7 +14,10 @@ check_PROGRAMS += \
 	testsuite/unit/test-store \
 	testsuite/helpers/cache-tool \
 	testsuite/unit/test-rewrite \
-	testsuite/unit/test-substitute
+	testsuite/unit/test-substitute \
+	testsuite/unit/test-screen \
+	testsuite/unit/test-harness \
+	testsuite/unit/test-profile
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -38,6 +41,12 @@ testsuite_unit_test_rewrite_SOURCES = testsuite/unit/test-rewrite.c testsuite/un
 testsuite_unit_test_rewrite_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_substitute_SOURCES = testsuite/unit/test-substitute.c testsuite/unit/unit.h
 testsuite_unit_test_substitute_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_screen_SOURCES = testsuite/unit/test-screen.c testsuite/unit/unit.h
+testsuite_unit_test_screen_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_harness_SOURCES = testsuite/unit/test-harness.c testsuite/unit/unit.h testsuite/unit/kernel-fixture.h
+testsuite_unit_test_harness_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_profile_SOURCES = testsuite/unit/test-profile.c testsuite/unit/unit.h
+testsuite_unit_test_profile_LDADD = $(ASTRA_LIBS)
 
 # Drives the cache API from the shell (testsuite/cases/cache/, bench/).
 testsuite_helpers_cache_tool_SOURCES = testsuite/helpers/cache-tool.c
