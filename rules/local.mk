@@ -1,3 +1,14 @@
 ## rules/ - the offline rule catalogue: one file per rule, one registry.
 
-libastra_a_SOURCES +=
+libastra_a_SOURCES += \
+	rules/syntax.c rules/syntax.h \
+	rules/facts.c rules/facts.h \
+	rules/helpers.c rules/helpers.h \
+	rules/engine.c rules/rule.h \
+	rules/registry.c \
+	rules/explain.c rules/explain.h \
+	rules/r-tune.c \
+	rules/r-fastmath.c \
+	rules/r-unroll.c \
+	rules/r-restrict.c \
+	rules/r-launchbounds.c

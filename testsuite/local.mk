@@ -7,6 +7,12 @@ check_PROGRAMS += \
 	testsuite/unit/test-nvccopts \
 	testsuite/unit/test-config
 
+# Test tools (not run by themselves): the rules' kernel fixture.
+check_PROGRAMS += testsuite/unit/rules-apply
+testsuite_unit_rules_apply_SOURCES = testsuite/unit/rules-apply.c \
+	testsuite/unit/rules-fixture.c testsuite/unit/rules-fixture.h
+testsuite_unit_rules_apply_LDADD = $(ASTRA_LIBS)
+
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_nvccopts_SOURCES = testsuite/unit/test-nvccopts.c testsuite/unit/unit.h
