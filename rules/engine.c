@@ -135,19 +135,38 @@ void astra_rk_edit_line_before(const struct astra_rk *rk, size_t off, const char
 	}
 }
 
+void astra_edit_delete(const char *text, size_t start, size_t end, struct astra_edits *e)
+{
+	size_t ls = start, le = end;
+	while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
+		ls--;
+	while (text[le] == ' ' || text[le] == '\t')
+		le++;
+	if ((ls == 0 || text[ls - 1] == '\n') && (text[le] == '\n' || !text[le])) {
+		if (text[le] == '\n')
+			le++;
+		astra_edits_add(e, ls, le, "");
+	} else {
+		astra_edits_add(e, start, end, "");
+	}
+}
+
 void astra_rk_set_launch(struct astra_rk *rk, const char *grid, const char *block, const char *shmem)
 {
-	if (grid) {
+	/* copy first: the arguments may be rk's own strings */
+	char *g = grid ? xstrdup(grid) : NULL, *b = block ? xstrdup(block) : NULL;
+	char *s = shmem ? xstrdup(shmem) : NULL;
+	if (g) {
 		free(rk->grid);
-		rk->grid = xstrdup(grid);
+		rk->grid = g;
 	}
-	if (block) {
+	if (b) {
 		free(rk->block);
-		rk->block = xstrdup(block);
+		rk->block = b;
 	}
-	if (shmem) {
+	if (s) {
 		free(rk->shmem);
-		rk->shmem = xstrdup(shmem);
+		rk->shmem = s;
 	}
 	rk->own_geometry = 1;
 }

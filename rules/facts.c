@@ -25,7 +25,14 @@ static void add_decls(struct astra_facts *f, struct astra_stmt *s, size_t t0, si
 		char *name = astra_syn_tokstr(f->syn, d[i].name);
 		for (j = 0; j < f->nr_locals; j++)
 			if (!strcmp(f->locals[j].name, name)) {
+				char *ta = astra_syn_text(f->syn, f->locals[j].d.ty0, f->locals[j].d.ty1);
+				char *tb = astra_syn_text(f->syn, d[i].ty0, d[i].ty1);
 				f->locals[j].nr_decls++;
+				if (strcmp(ta, tb) || f->locals[j].d.is_array != d[i].is_array ||
+				    (astra_syn_find(f->syn, d[i].ptr0, d[i].ptr1, "*") != NONE) != f->locals[j].is_pointer)
+					f->locals[j].same_type = 0;
+				free(ta);
+				free(tb);
 				break;
 			}
 		if (j < f->nr_locals) {
@@ -39,6 +46,7 @@ static void add_decls(struct astra_facts *f, struct astra_stmt *s, size_t t0, si
 		l->stmt = s;
 		l->d = d[i];
 		l->nr_decls = 1;
+		l->same_type = 1;
 		l->is_shared = astra_syn_find(f->syn, d[i].ty0, d[i].ty1, "__shared__") != NONE;
 		l->is_pointer = astra_syn_find(f->syn, d[i].ptr0, d[i].ptr1, "*") != NONE;
 	}
@@ -357,7 +365,7 @@ enum astra_type astra_facts_type(struct astra_facts *f, const struct astra_expr 
 		if (e->t1 != e->t0 + 1)
 			break;
 		l = astra_facts_local_tok(f, e->t0);
-		if (l && l->nr_decls == 1) {
+		if (l && (l->nr_decls == 1 || l->same_type)) {
 			char *ty = astra_syn_text(syn, l->d.ty0, l->d.ty1);
 			if (l->is_pointer || l->d.is_array)
 				r = TY_OTHER;

@@ -19,6 +19,7 @@ struct astra_local {
 	struct astra_stmt *stmt;  /* the declaring statement (a STMT_FOR for a for-init) */
 	struct astra_decl d;
 	int nr_decls;             /* how often the name is declared in the body */
+	int same_type;            /* every declaration has the same type text */
 	int assigned;             /* assigned, incremented or address taken after its declaration */
 	int is_shared;            /* declared __shared__ */
 	int is_pointer;           /* declarator has a `*` */

@@ -6,6 +6,9 @@ libastra_a_SOURCES += \
 	rules/helpers.c rules/helpers.h \
 	rules/engine.c rules/rule.h \
 	rules/registry.c \
+	rules/chunk.c rules/chunk.h \
+	rules/r-vectorize.c \
+	rules/r-elems.c \
 	rules/explain.c rules/explain.h \
 	rules/r-tune.c \
 	rules/r-fastmath.c \

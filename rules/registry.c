@@ -11,6 +11,8 @@
 #include "rules/rule.h"
 
 extern const struct astra_rule astra_rule_tune;
+extern const struct astra_rule astra_rule_elems;
+extern const struct astra_rule astra_rule_vectorize;
 extern const struct astra_rule astra_rule_fastmath;
 extern const struct astra_rule astra_rule_unroll;
 extern const struct astra_rule astra_rule_restrict;
@@ -18,6 +20,8 @@ extern const struct astra_rule astra_rule_launch_bounds;
 
 const struct astra_rule *const astra_rules[] = {
 	&astra_rule_tune,
+	&astra_rule_elems,
+	&astra_rule_vectorize,
 	&astra_rule_fastmath,
 	&astra_rule_unroll,
 	&astra_rule_restrict,

@@ -603,8 +603,30 @@ static int is_ptr_tok(const struct astra_syn *syn, size_t i)
 	       astra_syn_is(syn, i, "volatile");
 }
 
-/* Skip a type specifier starting at i; returns its end, or i when there is none. */
+static size_t skip_type1(const struct astra_syn *syn, size_t i, size_t end);
+
+static const char *const type_keywords[] = {
+	"void", "bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "auto", NULL,
+};
+
+/*
+ * Skip a type specifier starting at i; returns its end, or i when there is
+ * none.  A type name used as a variable's name (`int half = 2;`) ends the
+ * type before it.
+ */
 static size_t skip_type(const struct astra_syn *syn, size_t i, size_t end)
+{
+	size_t e = skip_type1(syn, i, end), j = e;
+	while (j < end && is_ptr_tok(syn, j))
+		j++;
+	if (e > i + 1 && j == e && !astra_syn_is_ident(syn, j) && astra_syn_is_ident(syn, e - 1) &&
+	    !in_list(type_keywords, syn->text + syn->toks[e - 1].off, syn->toks[e - 1].len) &&
+	    !tok_is_qual(syn, e - 1) && !astra_syn_is(syn, e - 2, "::"))
+		return e - 1;
+	return e;
+}
+
+static size_t skip_type1(const struct astra_syn *syn, size_t i, size_t end)
 {
 	size_t start = i;
 	int have_type = 0;

@@ -74,9 +74,26 @@ int main(int argc, char **argv)
 		return ret == 0 ? 1 : 2;
 	}
 	if (tu) {
+		size_t t, p;
 		fwrite(fx.text, 1, k->start, stdout);
 		fputs(v.text, stdout);
 		fputs(fx.text + k->end, stdout);
+		/* instantiate every types() set so that nvcc compiles device code */
+		printf("\n/* rules-apply: instantiations */\n");
+		if (!k->nr_tmpl)
+			printf("void *astra_inst = (void *)&%s;\n", k->name);
+		for (t = 0; t < k->pragma.nr_types; t++) {
+			printf("void *astra_inst_%zu = (void *)&%s<", t, k->name);
+			for (p = 0; p < k->nr_tmpl; p++) {
+				const char *val = NULL;
+				size_t a;
+				for (a = 0; a < k->pragma.types[t].nr; a++)
+					if (!strcmp(k->pragma.types[t].items[a].name, k->tmpl_params[p]))
+						val = k->pragma.types[t].items[a].value;
+				printf("%s%s", p ? ", " : "", val ? val : "int");
+			}
+			printf(">;\n");
+		}
 	} else {
 		fputs(v.text, stdout);
 	}
