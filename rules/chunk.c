@@ -69,6 +69,7 @@ struct unit {
 	int unresolved_reads, unresolved_writes; /* through local pointers the rules cannot follow */
 	int loads_may_alias;         /* a write goes through something other than a known parameter */
 	const struct astra_param *written[16]; /* parameters BODY writes (found before the analysis) */
+	int lane_loop;               /* spread over a warp's lanes */
 	int nr_written;
 };
 
@@ -912,6 +913,9 @@ static int analyse(struct ck *c)
 			return -1;
 		}
 		l = astra_facts_local_tok(&c->f, t);
+		if (l && !local_in_body(c, l) && l->d.init1 > l->d.init0 && u->lane_loop && l->nr_decls == 1 &&
+		    !l->assigned && astra_facts_tix(&c->f, astra_syn_expr(c->syn, l->d.init0, l->d.init1)) == TIX_GWARP)
+			continue; /* the warp's row: the same for every lane */
 		if (l && !local_in_body(c, l) && l->d.init1 > l->d.init0 &&
 		    (astra_syn_find(c->syn, l->d.init0, l->d.init1, "threadIdx") != NONE ||
 		     (strstr(u->stride, "gridDim") && astra_syn_find(c->syn, l->d.init0, l->d.init1, "blockIdx") != NONE))) {
@@ -1482,6 +1486,7 @@ static int loop_header(struct ck *c, struct astra_stmt *s, struct unit *u)
 	u->start = astra_syn_text(syn, d[0].init0, d[0].init1);
 	u->limit = astra_syn_text(syn, s->b0 + 2, s->b1);
 	u->stride = astra_syn_text(syn, eq + 1, s->c1);
+	u->lane_loop = ts == TIX_LANE;
 	free(d);
 	return 1;
 }
@@ -1627,45 +1632,6 @@ static int apply_loops(struct ck *c)
 
 /* ------------------------------------------------------------- guard */
 
-/* expr (text) with locals replaced by their initializers until only parameters remain. */
-static char *to_params(struct ck *c, const char *expr, int depth)
-{
-	struct astra_syn syn;
-	struct astra_edits e = { NULL, 0, 0 };
-	struct astra_buf b = ASTRA_BUF_INIT;
-	size_t i;
-	if (depth > 8 || astra_syn_lex(&syn, expr, strlen(expr)) < 0)
-		return NULL;
-	for (i = 0; i < syn.nr_toks; i++) {
-		const struct astra_local *l;
-		if (syn.toks[i].kind != SYN_IDENT)
-			continue;
-		l = astra_facts_local(&c->f, syn.text + syn.toks[i].off, syn.toks[i].len);
-		if (l) {
-			char *init, *sub;
-			if (l->nr_decls != 1 || l->assigned || l->d.init1 <= l->d.init0 || l->is_pointer || l->d.is_array) {
-				astra_edits_release(&e);
-				astra_syn_release(&syn);
-				return NULL;
-			}
-			init = astra_syn_text(c->syn, l->d.init0, l->d.init1);
-			sub = to_params(c, init, depth + 1);
-			free(init);
-			if (!sub) {
-				astra_edits_release(&e);
-				astra_syn_release(&syn);
-				return NULL;
-			}
-			astra_edits_add_owned(&e, syn.toks[i].off, syn.toks[i].off + syn.toks[i].len, xasprintf("(%s)", sub));
-			free(sub);
-		}
-	}
-	astra_syn_apply(expr, 0, strlen(expr), &e, &b);
-	astra_edits_release(&e);
-	astra_syn_release(&syn);
-	return astra_buf_detach(&b, NULL);
-}
-
 /* `v >= N` or `N <= v`: N's tokens; `v < N` / `N > v` likewise with *lt set. */
 static int guard_cond(struct ck *c, struct astra_stmt *s, const char *var, size_t *n0, size_t *n1, int *lt)
 {
@@ -1760,7 +1726,7 @@ static int apply_guard(struct ck *c)
 	u.limit = astra_syn_text(c->syn, n0, n1);
 	u.start = astra_syn_text(c->syn, l->d.init0, l->d.init1);
 	u.stride = xstrdup("");
-	nparams = to_params(c, u.limit, 0);
+	nparams = astra_facts_to_params(&c->f, u.limit);
 	blk = astra_rk_block_literal(c->rk);
 	bparams = c->rk->block && astra_rk_params_only(c->rk, c->rk->block) ? xstrdup(c->rk->block) : NULL;
 	if (!nparams || !astra_rk_params_only(c->rk, nparams) || !bparams) {

@@ -227,6 +227,9 @@ static int tix_of(const struct astra_facts *f, const struct astra_expr *e)
 			return TIX_LANE;
 		if (astra_syn_is(syn, e->op, "&") && a == TIX_TID && e->b->kind == EX_LIT && astra_syn_is(syn, e->b->t0, "31"))
 			return TIX_LANE;
+		if (a == TIX_GTID && ((astra_syn_is(syn, e->op, ">>") && e->b->kind == EX_LIT && astra_syn_is(syn, e->b->t0, "5")) ||
+				      (astra_syn_is(syn, e->op, "/") && b == TIX_WARP)))
+			return TIX_GWARP;
 		return TIX_NONE;
 	default:
 		return TIX_NONE;
@@ -534,6 +537,50 @@ const struct astra_param *astra_facts_pointer(const struct astra_facts *f, const
 	free(inner);
 	free(off);
 	return NULL;
+}
+
+/* expr (text) with locals replaced by their initializers until only parameters remain. */
+static char *to_params(const struct astra_facts *f, const char *expr, int depth)
+{
+	struct astra_syn syn;
+	struct astra_edits e = { NULL, 0, 0 };
+	struct astra_buf b = ASTRA_BUF_INIT;
+	size_t i;
+	if (depth > 8 || astra_syn_lex(&syn, expr, strlen(expr)) < 0)
+		return NULL;
+	for (i = 0; i < syn.nr_toks; i++) {
+		const struct astra_local *l;
+		if (syn.toks[i].kind != SYN_IDENT)
+			continue;
+		l = astra_facts_local(f, syn.text + syn.toks[i].off, syn.toks[i].len);
+		if (l) {
+			char *init, *sub;
+			if (l->nr_decls != 1 || l->assigned || l->d.init1 <= l->d.init0 || l->is_pointer || l->d.is_array) {
+				astra_edits_release(&e);
+				astra_syn_release(&syn);
+				return NULL;
+			}
+			init = astra_syn_text(f->syn, l->d.init0, l->d.init1);
+			sub = to_params(f, init, depth + 1);
+			free(init);
+			if (!sub) {
+				astra_edits_release(&e);
+				astra_syn_release(&syn);
+				return NULL;
+			}
+			astra_edits_add_owned(&e, syn.toks[i].off, syn.toks[i].off + syn.toks[i].len, xasprintf("(%s)", sub));
+			free(sub);
+		}
+	}
+	astra_syn_apply(expr, 0, strlen(expr), &e, &b);
+	astra_edits_release(&e);
+	astra_syn_release(&syn);
+	return astra_buf_detach(&b, NULL);
+}
+
+char *astra_facts_to_params(const struct astra_facts *f, const char *expr)
+{
+	return to_params(f, expr, 0);
 }
 
 /* ------------------------------------------------------------------ parts */

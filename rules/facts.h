@@ -55,6 +55,7 @@ enum astra_tix {
 	TIX_GSTRIDE, /* blockDim.x * gridDim.x */
 	TIX_LANE,    /* threadIdx.x % 32, threadIdx.x & 31 */
 	TIX_WARP,    /* 32, warpSize */
+	TIX_GWARP,   /* the global warp index: (blockIdx.x * blockDim.x + threadIdx.x) >> 5 or / 32 */
 };
 /* Classify e, looking through casts, parentheses and set-once locals. */
 enum astra_tix astra_facts_tix(const struct astra_facts *f, const struct astra_expr *e);
@@ -82,6 +83,13 @@ enum astra_type astra_facts_type(struct astra_facts *f, const struct astra_expr 
  */
 const struct astra_param *astra_facts_pointer(const struct astra_facts *f, const char *name, size_t len,
 					      char **offset);
+
+/*
+ * expr (C++ text) with the kernel's set-once scalar locals replaced by their
+ * initializers until only parameters (and constants) remain; NULL when a
+ * local is not set once.  For launch expressions.
+ */
+char *astra_facts_to_params(const struct astra_facts *f, const char *expr);
 
 /*
  * The expression parts of the statements under s (s included): expression

@@ -9,6 +9,9 @@ libastra_a_SOURCES += \
 	rules/chunk.c rules/chunk.h \
 	rules/r-vectorize.c \
 	rules/r-elems.c \
+	rules/r-warpreduce.c \
+	rules/rowmap.c rules/rowmap.h \
+	rules/r-rowmap.c \
 	rules/explain.c rules/explain.h \
 	rules/r-tune.c \
 	rules/r-fastmath.c \

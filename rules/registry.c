@@ -11,7 +11,10 @@
 #include "rules/rule.h"
 
 extern const struct astra_rule astra_rule_tune;
+extern const struct astra_rule astra_rule_block_per_row;
+extern const struct astra_rule astra_rule_warp_per_row;
 extern const struct astra_rule astra_rule_elems;
+extern const struct astra_rule astra_rule_warp_reduce;
 extern const struct astra_rule astra_rule_vectorize;
 extern const struct astra_rule astra_rule_fastmath;
 extern const struct astra_rule astra_rule_unroll;
@@ -20,7 +23,10 @@ extern const struct astra_rule astra_rule_launch_bounds;
 
 const struct astra_rule *const astra_rules[] = {
 	&astra_rule_tune,
+	&astra_rule_block_per_row,
+	&astra_rule_warp_per_row,
 	&astra_rule_elems,
+	&astra_rule_warp_reduce,
 	&astra_rule_vectorize,
 	&astra_rule_fastmath,
 	&astra_rule_unroll,
