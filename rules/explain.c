@@ -9,6 +9,7 @@
 
 #include "astra-cc/util.h"
 #include "rules/explain.h"
+#include "rules/planner.h"
 #include "rules/rule.h"
 
 static void one_line(struct astra_buf *out, const char *s)
@@ -73,4 +74,12 @@ void astra_rules_explain(const struct astra_kernel *k, int cc, struct astra_buf 
 		astra_vec_clear(&args);
 	}
 	astra_rk_release(&rk);
+	{
+		struct astra_vec plan = ASTRA_VEC_INIT;
+		astra_rules_plan(k, cc, NULL, 0, 16, &plan);
+		astra_buf_addf(out, "  first round (%zu candidate%s):\n", plan.nr, plan.nr == 1 ? "" : "s");
+		for (j = 0; j < plan.nr; j++)
+			astra_buf_addf(out, "    %s\n", plan.v[j]);
+		astra_vec_clear(&plan);
+	}
 }

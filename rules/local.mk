@@ -13,6 +13,8 @@ libastra_a_SOURCES += \
 	rules/rowmap.c rules/rowmap.h \
 	rules/r-rowmap.c \
 	rules/explain.c rules/explain.h \
+	rules/planner.c rules/planner.h \
+	rules/optimizer.c rules/optimizer.h \
 	rules/r-tune.c \
 	rules/r-fastmath.c \
 	rules/r-unroll.c \
