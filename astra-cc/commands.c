@@ -16,6 +16,7 @@
 #include "astra-cc/locate.h"
 #include "astra-cc/run.h"
 #include "cache/stats.h"
+#include "passes/listkernels.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -101,6 +102,8 @@ static const struct astra_command commands[] = {
 	{ "--show-config", NULL, cmd_show_config, "", "every setting, its value and where it came from" },
 	{ "--show-stats", "-s", cmd_show_stats, "[--json]", "statistics" },
 	{ "--zero-stats", "-z", cmd_zero_stats, "", "zero the statistics" },
+	{ "--list-kernels", NULL, astra_list_kernels, "FILE.cu [nvcc flags] [--json] [--key-text]",
+	  "annotated kernels: location, pragma, dependencies, key" },
 };
 
 const struct astra_command *astra_command_find(int argc, char **argv)
