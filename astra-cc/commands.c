@@ -17,6 +17,7 @@
 #include "astra-cc/run.h"
 #include "cache/stats.h"
 #include "passes/listkernels.h"
+#include "rules/explain.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -104,6 +105,8 @@ static const struct astra_command commands[] = {
 	{ "--zero-stats", "-z", cmd_zero_stats, "", "zero the statistics" },
 	{ "--list-kernels", NULL, astra_list_kernels, "FILE.cu [nvcc flags] [--json] [--key-text]",
 	  "annotated kernels: location, pragma, dependencies, key" },
+	{ "--explain", NULL, astra_rules_explain_command, "FILE.cu [nvcc flags] [--cc XX]",
+	  "which rules apply to each annotated kernel, and why the others do not" },
 };
 
 const struct astra_command *astra_command_find(int argc, char **argv)

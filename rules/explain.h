@@ -1,6 +1,7 @@
 /*
- * explain.h - `astra-cc --explain`: which rules apply to a kernel and why
- * the others do not, and what the planner would try first.
+ * explain.h - `astra-cc --explain FILE.cu [nvcc flags]`: for each annotated
+ * kernel, which rules apply, why the others do not, and what the planner
+ * would try first.  Nothing is compiled or run.
  */
 #ifndef ASTRA_EXPLAIN_H
 #define ASTRA_EXPLAIN_H
@@ -10,5 +11,8 @@
 
 /* The explanation for one kernel, as text, appended to out. */
 void astra_rules_explain(const struct astra_kernel *k, int cc, struct astra_buf *out);
+
+/* The --explain command (argv[0] is "--explain"). */
+int astra_rules_explain_command(int argc, char **argv);
 
 #endif

@@ -11,10 +11,9 @@ check_PROGRAMS += \
 	testsuite/unit/test-key \
 	testsuite/unit/test-candidate
 
-# Test tools (not run by themselves): the rules' kernel fixture.
+# A test tool (not run by itself): apply rules to a kernel of a file.
 check_PROGRAMS += testsuite/unit/rules-apply
-testsuite_unit_rules_apply_SOURCES = testsuite/unit/rules-apply.c \
-	testsuite/unit/rules-fixture.c testsuite/unit/rules-fixture.h
+testsuite_unit_rules_apply_SOURCES = testsuite/unit/rules-apply.c
 testsuite_unit_rules_apply_LDADD = $(ASTRA_LIBS)
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
