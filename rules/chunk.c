@@ -43,6 +43,8 @@ struct group {
 	char mode;              /* 'R' load, 'W' store, 'X' load and store, 0 scalar */
 	int ldg;
 	int cached;             /* the register cache slot for this data, -1: none */
+	int first;              /* cached: this loop loads the slot (later loops reuse it) */
+	char *reg;              /* register array to index with [k]; NULL: <pfx>_v<group> */
 };
 
 /* One loop (or the guarded body) being rewritten. */
@@ -1125,8 +1127,11 @@ static void find_dead(struct ck *c)
 	free(dead);
 }
 
-/* BODY's text: vectorized accesses become register elements, hoisted and dead statements go. */
-static int body_text(struct ck *c, const char *elem_k, struct astra_buf *out, int vector)
+/*
+ * BODY's text: vectorized accesses become register elements, dead
+ * statements go, and hoisted ones too unless keep_hoisted.
+ */
+static int body_text2(struct ck *c, const char *elem_k, struct astra_buf *out, int vector, int keep_hoisted)
 {
 	struct unit *u = c->u;
 	struct astra_edits e = { NULL, 0, 0 };
@@ -1134,7 +1139,7 @@ static int body_text(struct ck *c, const char *elem_k, struct astra_buf *out, in
 	int r;
 	if (vector) {
 		for (i = 0; i < u->nr_stmts; i++)
-			if (u->hoist[i])
+			if (u->hoist[i] == 2 || (u->hoist[i] == 1 && !keep_hoisted))
 				astra_edits_add(&e, astra_syn_off(c->syn, u->stmts[i]->t0),
 						astra_syn_end(c->syn, u->stmts[i]->t1 - 1), "");
 		for (i = 0; i < u->nr_acc; i++) {
@@ -1143,17 +1148,27 @@ static int body_text(struct ck *c, const char *elem_k, struct astra_buf *out, in
 			if (a->group < 0 || !u->groups[a->group].mode || a->e->kind != EX_INDEX)
 				continue;
 			for (k = 0; k < u->nr_stmts; k++)
-				if (u->hoist[k] && a->e->t0 >= u->stmts[k]->t0 && a->e->t0 < u->stmts[k]->t1)
+				if ((u->hoist[k] == 2 || (u->hoist[k] == 1 && !keep_hoisted)) && a->e->t0 >= u->stmts[k]->t0 &&
+				    a->e->t0 < u->stmts[k]->t1)
 					inside = 1; /* the statement goes as a whole */
 			if (inside)
 				continue;
-			astra_edits_add_owned(&e, astra_syn_off(c->syn, a->e->t0), astra_syn_end(c->syn, a->e->t1 - 1),
-					      xasprintf("%s_v%d[%s]", c->pfx, a->group, elem_k));
+			if (u->groups[a->group].reg)
+				astra_edits_add_owned(&e, astra_syn_off(c->syn, a->e->t0), astra_syn_end(c->syn, a->e->t1 - 1),
+						      xasprintf("%s[%s]", u->groups[a->group].reg, elem_k));
+			else
+				astra_edits_add_owned(&e, astra_syn_off(c->syn, a->e->t0), astra_syn_end(c->syn, a->e->t1 - 1),
+						      xasprintf("%s_v%d[%s]", c->pfx, a->group, elem_k));
 		}
 	}
 	r = astra_syn_apply(c->rk->text, u->body_off, u->body_end, &e, out);
 	astra_edits_release(&e);
 	return r;
+}
+
+static int body_text(struct ck *c, const char *elem_k, struct astra_buf *out, int vector)
+{
+	return body_text2(c, elem_k, out, vector, 0);
 }
 
 static void indent(struct astra_buf *b, int n)
@@ -1396,6 +1411,7 @@ static void unit_release(struct unit *u)
 		free(u->groups[i].index);
 		free(u->groups[i].key);
 		free(u->groups[i].elem);
+		free(u->groups[i].reg);
 	}
 	for (i = 0; i < u->nr_fake; i++) {
 		free(u->fake[i].name);
@@ -1556,6 +1572,426 @@ static char *pick_prefix(const char *text)
 	}
 }
 
+/* ------------------------------------------------------- register cache */
+
+/*
+ * The cached form of the loop c->u: C chunks per thread, unrolled, so the
+ * register arrays of cached data stay in registers from one loop to the
+ * next.  Every element runs the body once from registers; vector or scalar
+ * accesses fill and drain them depending on alignment and the row's end.
+ */
+static int gen_cached(struct ck *c, int cache, int ind, struct astra_buf *b)
+{
+	struct unit *u = c->u;
+	struct astra_buf al = ASTRA_BUF_INIT, bt = ASTRA_BUF_INIT;
+	char *cc = xasprintf("%s_cc", c->pfx), *i0 = xasprintf("%s_i0", c->pfx), *k = xasprintf("%s_k", c->pfx);
+	char *vec = xasprintf("%s_vec", c->pfx);
+	int gi, r = 0, any_align = 0;
+
+	indent(b, ind);
+	astra_buf_adds(b, "#pragma unroll\n");
+	indent(b, ind);
+	astra_buf_addf(b, "for (int %s = 0; %s < %d; ++%s) {\n", cc, cc, cache, cc);
+	indent(b, ind + 1);
+	astra_buf_addf(b, "const %s %s = (%s) * %d + %s * (%s) * %d;\n", u->var_type, i0, u->start, c->ept, cc, u->stride,
+		       c->ept);
+	indent(b, ind + 1);
+	astra_buf_addf(b, "if (%s < (%s)) {\n", i0, u->limit);
+	/* alignment of what this loop moves through memory */
+	for (gi = 0; gi < u->nr_groups; gi++) {
+		struct group *g = &u->groups[gi];
+		char *a, *by;
+		if (!g->mode || (g->cached >= 0 && !g->first && g->mode == 'R'))
+			continue;
+		a = addr(g, i0);
+		by = bytes_expr(c, g);
+		astra_buf_addf(&al, " &&\n\t\t    %s(%s, (%s) < 16 ? (%s) : 16)", ASTRA_HELPER("al"), a, by, by);
+		any_align = 1;
+		free(a);
+		free(by);
+	}
+	{
+		int moves = 0;
+		for (gi = 0; gi < u->nr_groups; gi++) {
+			struct group *g = &u->groups[gi];
+			if (g->mode == 'W' || g->mode == 'X' || ((g->mode == 'R') && (g->cached < 0 || g->first)))
+				moves = 1;
+		}
+		if (moves) {
+			indent(b, ind + 2);
+			astra_buf_addf(b, "const bool %s = %s + %d <= (%s)%s;\n", vec, i0, c->ept, u->limit,
+				       any_align ? al.buf : "");
+		}
+	}
+	for (gi = 0; gi < u->nr_groups; gi++) {
+		struct group *g = &u->groups[gi];
+		char *a;
+		if (!g->mode)
+			continue;
+		if (g->cached >= 0) {
+			free(g->reg);
+			g->reg = xasprintf("%s_rc%d[%s]", c->pfx, g->cached, cc);
+		} else {
+			indent(b, ind + 2);
+			astra_buf_addf(b, "alignas(16) %s %s_v%d[%d];\n", g->elem, c->pfx, gi, c->ept);
+			g->reg = xasprintf("%s_v%d", c->pfx, gi);
+		}
+		if (!(g->mode == 'R' || g->mode == 'X') || (g->cached >= 0 && !g->first))
+			continue;
+		a = addr(g, i0);
+		indent(b, ind + 2);
+		astra_buf_addf(b, "if (%s) {\n", vec);
+		indent(b, ind + 3);
+		astra_buf_addf(b, "%s<%d * (int)sizeof(%s)>(%s, %s);\n", g->ldg ? ASTRA_HELPER("ldg") : ASTRA_HELPER("ld"),
+			       c->ept, g->elem, g->reg, a);
+		indent(b, ind + 2);
+		astra_buf_adds(b, "} else {\n");
+		indent(b, ind + 3);
+		astra_buf_adds(b, "#pragma unroll\n");
+		indent(b, ind + 3);
+		astra_buf_addf(b, "for (int %s = 0; %s < %d; ++%s)\n", k, k, c->ept, k);
+		indent(b, ind + 4);
+		astra_buf_addf(b, "if (%s + %s < (%s))\n", i0, k, u->limit);
+		indent(b, ind + 5);
+		astra_buf_addf(b, "%s[%s] = (%s)[%s];\n", g->reg, k, a, k);
+		indent(b, ind + 2);
+		astra_buf_adds(b, "}\n");
+		free(a);
+	}
+	indent(b, ind + 2);
+	astra_buf_adds(b, "#pragma unroll\n");
+	indent(b, ind + 2);
+	astra_buf_addf(b, "for (int %s = 0; %s < %d; ++%s) {\n", k, k, c->ept, k);
+	indent(b, ind + 3);
+	astra_buf_addf(b, "if (%s + %s < (%s)) {\n", i0, k, u->limit);
+	if (body_text2(c, k, &bt, 1, 1) < 0)
+		r = -1;
+	if (text_mentions(bt.buf, u->var)) {
+		indent(b, ind + 4);
+		astra_buf_addf(b, "%s %s = %s + %s;\n", u->var_type, u->var, i0, k);
+	}
+	indent(b, ind + 4);
+	astra_buf_adds(b, bt.buf);
+	astra_buf_addch(b, '\n');
+	indent(b, ind + 3);
+	astra_buf_adds(b, "}\n");
+	indent(b, ind + 2);
+	astra_buf_adds(b, "}\n");
+	for (gi = 0; gi < u->nr_groups; gi++) {
+		struct group *g = &u->groups[gi];
+		char *a;
+		if (g->mode != 'W' && g->mode != 'X')
+			continue;
+		a = addr(g, i0);
+		indent(b, ind + 2);
+		astra_buf_addf(b, "if (%s) {\n", vec);
+		indent(b, ind + 3);
+		astra_buf_addf(b, "%s<%d * (int)sizeof(%s)>(%s, %s);\n", ASTRA_HELPER("st"), c->ept, g->elem, a, g->reg);
+		indent(b, ind + 2);
+		astra_buf_adds(b, "} else {\n");
+		indent(b, ind + 3);
+		astra_buf_adds(b, "#pragma unroll\n");
+		indent(b, ind + 3);
+		astra_buf_addf(b, "for (int %s = 0; %s < %d; ++%s)\n", k, k, c->ept, k);
+		indent(b, ind + 4);
+		astra_buf_addf(b, "if (%s + %s < (%s))\n", i0, k, u->limit);
+		indent(b, ind + 5);
+		astra_buf_addf(b, "(%s)[%s] = %s[%s];\n", a, k, g->reg, k);
+		indent(b, ind + 2);
+		astra_buf_adds(b, "}\n");
+		free(a);
+	}
+	indent(b, ind + 1);
+	astra_buf_adds(b, "}\n");
+	indent(b, ind);
+	astra_buf_adds(b, "}\n");
+	for (gi = 0; gi < u->nr_groups; gi++) {
+		free(u->groups[gi].reg);
+		u->groups[gi].reg = NULL;
+	}
+	astra_buf_release(&al);
+	astra_buf_release(&bt);
+	free(cc);
+	free(i0);
+	free(k);
+	free(vec);
+	return r;
+}
+
+/* Does the kernel write param p outside the loops in v (statements not inside any of them)? */
+struct outside {
+	struct ck *c;
+	struct astra_stmt **loops;
+	size_t nr;
+	const struct astra_param *p;
+	int written;
+};
+
+static int outside_expr(struct astra_expr *e, void *data)
+{
+	struct outside *o = data;
+	struct astra_expr *lhs = NULL;
+	char *off = NULL;
+	const struct astra_param *p;
+	if (e->kind == EX_ASSIGN || e->kind == EX_POSTFIX ||
+	    (e->kind == EX_UNARY && (astra_syn_is(o->c->syn, e->op, "++") || astra_syn_is(o->c->syn, e->op, "--"))))
+		lhs = e->a;
+	while (lhs && (lhs->kind == EX_PAREN || lhs->kind == EX_MEMBER))
+		lhs = lhs->a;
+	if (!lhs || lhs->kind != EX_INDEX)
+		return 0;
+	if (lhs->a->kind != EX_IDENT) {
+		o->written = 1;
+		return 0;
+	}
+	p = astra_facts_pointer(&o->c->f, o->c->syn->text + o->c->syn->toks[lhs->a->t0].off,
+				o->c->syn->toks[lhs->a->t0].len, &off);
+	free(off);
+	if (!p) {
+		const struct astra_local *l = astra_facts_local_tok(&o->c->f, lhs->a->t0);
+		if (!l || !l->d.is_array)
+			o->written = 1;
+	} else if (p == o->p) {
+		o->written = 1;
+	}
+	return 0;
+}
+
+static int outside_part(struct astra_facts *f, struct astra_stmt *s, size_t t0, size_t t1, struct astra_expr *e,
+			void *data)
+{
+	struct outside *o = data;
+	size_t i;
+	(void)f;
+	(void)t1;
+	for (i = 0; i < o->nr; i++)
+		if (t0 >= o->loops[i]->t0 && t0 < o->loops[i]->t1)
+			return 0;
+	(void)s;
+	if (!e)
+		o->written = 1;
+	else
+		astra_expr_walk(e, outside_expr, o);
+	return 0;
+}
+
+/*
+ * Cache mode: among the loops spread over threads, those with one header
+ * in one block that read the same data keep that data in registers.
+ */
+static int apply_cache(struct ck *c, struct astra_stmt **loops, size_t nr)
+{
+	struct unit *units = xcalloc(nr, sizeof(*units));
+	struct astra_buf *caller_why = c->why, why = ASTRA_BUF_INIT;
+	struct astra_edits edits = { NULL, 0, 0 };
+	char **slot_key = NULL, **slot_elem = NULL;
+	const struct astra_param **slot_param = NULL;
+	size_t i, j, nslots = 0, first = (size_t)-1, n_in = 0;
+	int *in = xcalloc(nr, sizeof(int));
+	int ept = 0, r = 0, cache = c->o->cache;
+	long long maxlim;
+
+	for (i = 0; i < nr; i++) {
+		loop_header(c, loops[i], &units[i]);
+		c->u = &units[i];
+		c->why = &why;
+		c->fail = 0;
+		if (analyse(c) == 0 && units[i].vectorized && !units[i].divisors.nr) {
+			int e = choose_ept(c);
+			in[i] = e > 1;
+			if (e > ept)
+				ept = e;
+		}
+	}
+	c->ept = ept;
+	/* the first loop of the most common header that shares a read with another */
+	for (i = 0; i < nr && first == (size_t)-1; i++) {
+		int gi;
+		if (!in[i])
+			continue;
+		for (gi = 0; gi < units[i].nr_groups && first == (size_t)-1; gi++) {
+			struct group *g = &units[i].groups[gi];
+			if (g->mode != 'R' && g->mode != 'X')
+				continue;
+			for (j = i + 1; j < nr; j++) {
+				int gj;
+				if (!in[j] || loops[j]->parent != loops[i]->parent || strcmp(units[j].start, units[i].start) ||
+				    strcmp(units[j].limit, units[i].limit) || strcmp(units[j].stride, units[i].stride))
+					continue;
+				for (gj = 0; gj < units[j].nr_groups; gj++)
+					if (units[j].groups[gj].mode && !strcmp(units[j].groups[gj].key, g->key))
+						first = i;
+			}
+		}
+	}
+	if (first == (size_t)-1) {
+		astra_buf_addf(caller_why, "no two loops over the same range read the same data through vector accesses%s%s",
+			       why.len ? " (" : "", why.len ? why.buf : "");
+		if (why.len)
+			astra_buf_addch(caller_why, ')');
+		goto out;
+	}
+	for (i = 0; i < nr; i++)
+		if (i != first && !(in[i] && loops[i]->parent == loops[first]->parent &&
+				     !strcmp(units[i].start, units[first].start) && !strcmp(units[i].limit, units[first].limit) &&
+				     !strcmp(units[i].stride, units[first].stride) && i > first))
+			in[i] = 0;
+	/* the slots: data read in two of the loops and written nowhere else */
+	for (i = first; i < nr; i++) {
+		int gi;
+		if (!in[i])
+			continue;
+		n_in++;
+		for (gi = 0; gi < units[i].nr_groups; gi++) {
+			struct group *g = &units[i].groups[gi];
+			size_t s, uses = 0;
+			int ok = 1;
+			struct outside o;
+			if (g->mode != 'R' && g->mode != 'X')
+				continue;
+			for (s = 0; s < nslots; s++)
+				if (!strcmp(slot_key[s], g->key))
+					break;
+			if (s < nslots)
+				continue;
+			for (j = first; j < nr; j++) {
+				int gj;
+				if (!in[j])
+					continue;
+				for (gj = 0; gj < units[j].nr_groups; gj++) {
+					struct group *h = &units[j].groups[gj];
+					if (h->param != g->param)
+						continue;
+					if (!strcmp(h->key, g->key) && h->mode)
+						uses++;
+					else if (h->writes)
+						ok = 0; /* other parts of the buffer change */
+				}
+			}
+			memset(&o, 0, sizeof(o));
+			o.c = c;
+			o.loops = loops;
+			o.nr = nr;
+			o.p = g->param;
+			astra_facts_each_part(&c->f, c->syn->body, outside_part, &o);
+			if (o.written || uses < 2 || !ok || units[i].unresolved_writes)
+				continue;
+			slot_key = xrealloc(slot_key, (nslots + 1) * sizeof(*slot_key));
+			slot_elem = xrealloc(slot_elem, (nslots + 1) * sizeof(*slot_elem));
+			slot_param = xrealloc(slot_param, (nslots + 1) * sizeof(*slot_param));
+			slot_key[nslots] = xstrdup(g->key);
+			slot_elem[nslots] = xstrdup(g->elem);
+			slot_param[nslots] = g->param;
+			nslots++;
+		}
+	}
+	if (!nslots || n_in < 2) {
+		astra_buf_adds(caller_why, "the data several loops read is written elsewhere in the kernel");
+		goto out;
+	}
+	/* chunks per thread: enough for the largest shape, at most 64 elements per slot */
+	if (cache <= 0) {
+		long blk = strstr(units[first].stride, "32") ? 32 : astra_rk_block_literal(c->rk);
+		maxlim = astra_rk_max_over_shapes(c->rk, units[first].limit);
+		cache = 8;
+		if (maxlim > 0 && blk > 0)
+			cache = (int)((maxlim + blk * ept - 1) / (blk * ept));
+		if (cache < 1)
+			cache = 1;
+		while (cache * ept > 64)
+			cache--;
+	}
+	/* generate */
+	for (i = 0; i < nr; i++) {
+		struct astra_buf b = ASTRA_BUF_INIT;
+		size_t s;
+		int ind = line_indent(c, astra_syn_off(c->syn, loops[i]->t0));
+		c->u = &units[i];
+		c->why = &why;
+		if (!units[i].vectorized || ept <= 1) {
+			unit_release(&units[i]);
+			continue;
+		}
+		if (!in[i]) {
+			if (gen_loop(c, &b) == 0)
+				astra_edits_add_owned(&edits, astra_syn_off(c->syn, loops[i]->t0),
+						      astra_syn_end(c->syn, loops[i]->t1 - 1), astra_buf_detach(&b, NULL));
+			astra_buf_release(&b);
+			continue;
+		}
+		for (j = 0; j < (size_t)units[i].nr_groups; j++) {
+			struct group *g = &units[i].groups[j];
+			g->cached = -1;
+			for (s = 0; s < nslots; s++)
+				if (g->mode && !strcmp(slot_key[s], g->key)) {
+					size_t f2;
+					g->cached = (int)s;
+					g->first = 1;
+					for (f2 = first; f2 < i; f2++) {
+						int gk;
+						if (!in[f2])
+							continue;
+						for (gk = 0; gk < units[f2].nr_groups; gk++)
+							if (units[f2].groups[gk].mode && !strcmp(units[f2].groups[gk].key, g->key))
+								g->first = 0;
+					}
+				}
+		}
+		astra_buf_addf(&b, "if (%s_fit) {\n", c->pfx);
+		r = gen_cached(c, cache, ind + 1, &b);
+		indent(&b, ind);
+		astra_buf_adds(&b, "} else {\n");
+		for (j = 0; j < (size_t)units[i].nr_groups; j++)
+			units[i].groups[j].cached = -1;
+		indent(&b, ind + 1);
+		if (!r)
+			r = gen_loop(c, &b);
+		astra_buf_addch(&b, '\n');
+		indent(&b, ind);
+		astra_buf_adds(&b, "}");
+		if (i == first) {
+			struct astra_buf d = ASTRA_BUF_INIT;
+			astra_buf_addf(&d, "const bool %s_fit = (%s) <= %d * (%s) * %d;\n", c->pfx, units[i].limit, cache,
+				       units[i].stride, ept);
+			for (s = 0; s < nslots; s++) {
+				indent(&d, ind);
+				astra_buf_addf(&d, "alignas(16) %s %s_rc%zu[%d][%d];\n", slot_elem[s], c->pfx, s, cache, ept);
+			}
+			indent(&d, ind);
+			astra_buf_add(&d, b.buf, b.len);
+			astra_buf_release(&b);
+			b = d;
+		}
+		astra_edits_add_owned(&edits, astra_syn_off(c->syn, loops[i]->t0), astra_syn_end(c->syn, loops[i]->t1 - 1),
+				      astra_buf_detach(&b, NULL));
+		if (r < 0)
+			break;
+	}
+	if (r < 0 || astra_rk_edit(c->rk, &edits) < 0) {
+		r = -1;
+		goto out;
+	}
+	c->rk->helpers |= HELPER_VEC;
+	r = 1;
+out:
+	for (i = 0; i < nr; i++)
+		unit_release(&units[i]);
+	for (i = 0; i < nslots; i++) {
+		free(slot_key[i]);
+		free(slot_elem[i]);
+	}
+	free(slot_key);
+	free(slot_elem);
+	free(slot_param);
+	free(units);
+	free(in);
+	astra_edits_release(&edits);
+	astra_buf_release(&why);
+	c->why = caller_why;
+	c->u = NULL;
+	return r;
+}
+
 static int apply_loops(struct ck *c)
 {
 	struct loops l = { c, NULL, 0, 0 };
@@ -1569,6 +2005,11 @@ static int apply_loops(struct ck *c)
 		astra_buf_adds(c->why, "no loop spread over threads (for (i = threadIdx.x; i < n; i += blockDim.x), "
 				       "a grid-stride loop, or a lane loop) to vectorize");
 		return 0;
+	}
+	if (c->o->cache) {
+		int r = apply_cache(c, l.v, l.nr);
+		free(l.v);
+		return r;
 	}
 	/* one EPT for the whole kernel: the widest element decides */
 	for (i = 0; i < l.nr; i++) {

@@ -39,7 +39,7 @@ enum astra_chunk_mode {
 struct astra_chunk_opts {
 	enum astra_chunk_mode mode;
 	int ept;     /* elements per chunk; 0: 16 bytes of the widest element */
-	int cache;   /* chunks kept in registers per thread (CHUNK_LOOPS); 0: none */
+	int cache;   /* chunks kept in registers per thread (CHUNK_LOOPS); 0: none, -1: sized from the shapes */
 };
 
 /* Rewrite rk; returns 1, 0 (declined, why says why) or -1 like a rule's apply(). */

@@ -10,6 +10,7 @@ libastra_a_SOURCES += \
 	rules/r-vectorize.c \
 	rules/r-elems.c \
 	rules/r-warpreduce.c \
+	rules/r-rowcache.c \
 	rules/rowmap.c rules/rowmap.h \
 	rules/r-rowmap.c \
 	rules/explain.c rules/explain.h \

@@ -16,6 +16,7 @@ extern const struct astra_rule astra_rule_warp_per_row;
 extern const struct astra_rule astra_rule_elems;
 extern const struct astra_rule astra_rule_warp_reduce;
 extern const struct astra_rule astra_rule_vectorize;
+extern const struct astra_rule astra_rule_row_cache;
 extern const struct astra_rule astra_rule_fastmath;
 extern const struct astra_rule astra_rule_unroll;
 extern const struct astra_rule astra_rule_restrict;
@@ -28,6 +29,7 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_elems,
 	&astra_rule_warp_reduce,
 	&astra_rule_vectorize,
+	&astra_rule_row_cache,
 	&astra_rule_fastmath,
 	&astra_rule_unroll,
 	&astra_rule_restrict,
