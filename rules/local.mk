@@ -11,6 +11,7 @@ libastra_a_SOURCES += \
 	rules/r-elems.c \
 	rules/r-warpreduce.c \
 	rules/r-rowcache.c \
+	rules/r-transpose.c \
 	rules/rowmap.c rules/rowmap.h \
 	rules/r-rowmap.c \
 	rules/explain.c rules/explain.h \

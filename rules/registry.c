@@ -13,6 +13,7 @@
 extern const struct astra_rule astra_rule_tune;
 extern const struct astra_rule astra_rule_block_per_row;
 extern const struct astra_rule astra_rule_warp_per_row;
+extern const struct astra_rule astra_rule_transpose;
 extern const struct astra_rule astra_rule_elems;
 extern const struct astra_rule astra_rule_warp_reduce;
 extern const struct astra_rule astra_rule_vectorize;
@@ -26,6 +27,7 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_tune,
 	&astra_rule_block_per_row,
 	&astra_rule_warp_per_row,
+	&astra_rule_transpose,
 	&astra_rule_elems,
 	&astra_rule_warp_reduce,
 	&astra_rule_vectorize,
