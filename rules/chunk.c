@@ -1177,6 +1177,86 @@ static void indent(struct astra_buf *b, int n)
 		astra_buf_addch(b, '\t');
 }
 
+/* Width (tabs count 8) of the whitespace in front of byte off's line. */
+static int width_before(const char *text, size_t off)
+{
+	size_t ls = off;
+	int w = 0;
+	while (ls > 0 && text[ls - 1] != '\n')
+		ls--;
+	for (; ls < off && (text[ls] == ' ' || text[ls] == '\t'); ls++)
+		w = text[ls] == '\t' ? (w / 8 + 1) * 8 : w + 1;
+	return w;
+}
+
+/*
+ * Append BODY's text (which began at byte body_off of the kernel) indented
+ * by ind tabs: a braced block loses its braces (it is the body of the loop
+ * the rewrite puts around it), blank lines go, relative indentation stays.
+ */
+static void add_body(struct ck *c, const char *text, int ind, struct astra_buf *b)
+{
+	const char *p = text, *end = text + strlen(text);
+	int first_w = width_before(c->rk->text, c->u->body_off), minw = 1 << 20, pass;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n'))
+		p++;
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n'))
+		end--;
+	if (p < end && *p == '{' && end[-1] == '}' && !c->u->multi) {
+		/* is the opening brace matched by the last one? */
+		int depth = 0;
+		const char *q;
+		for (q = p; q < end; q++) {
+			if (*q == '{')
+				depth++;
+			else if (*q == '}' && --depth == 0)
+				break;
+		}
+		if (q == end - 1) {
+			p++;
+			end--;
+			first_w += 8;
+			while (p < end && (*p == ' ' || *p == '\t'))
+				p++;
+			if (p < end && *p == '\n')
+				first_w = -1; /* the first line is blank: measure the others */
+		}
+	}
+	for (pass = 0; pass < 2; pass++) {
+		const char *l = p;
+		int lineno = 0;
+		while (l < end) {
+			const char *e = memchr(l, '\n', (size_t)(end - l)), *q;
+			int w = 0, blank = 1;
+			if (!e)
+				e = end;
+			for (q = l; q < e && (*q == ' ' || *q == '\t'); q++)
+				w = *q == '\t' ? (w / 8 + 1) * 8 : w + 1;
+			for (const char *x = q; x < e; x++)
+				if (*x != ' ' && *x != '\t' && *x != '\r')
+					blank = 0;
+			if (lineno == 0 && l == p && first_w >= 0)
+				w = first_w;
+			if (!blank) {
+				if (pass == 0) {
+					if (w < minw)
+						minw = w;
+				} else {
+					int nw = ind * 8 + w - minw, k;
+					for (k = 0; k < nw / 8; k++)
+						astra_buf_addch(b, '\t');
+					for (k = 0; k < nw % 8; k++)
+						astra_buf_addch(b, ' ');
+					astra_buf_add(b, q, (size_t)(e - q));
+					astra_buf_addch(b, '\n');
+				}
+			}
+			lineno++;
+			l = e < end ? e + 1 : end;
+		}
+	}
+}
+
 /* Does text use the identifier name? */
 static int text_mentions(const char *text, const char *name)
 {
@@ -1283,11 +1363,9 @@ static int gen_vector(struct ck *c, const char *i0, int ind, struct astra_buf *b
 			indent(b, ind + 1);
 			astra_buf_addf(b, "%s %s = %s + %s;\n", u->var_type, u->var, i0, k);
 		}
-		indent(b, ind + 1);
-		astra_buf_adds(b, bt.buf);
+		add_body(c, bt.buf, ind + 1, b);
 		astra_buf_release(&bt);
 	}
-	astra_buf_addch(b, '\n');
 	indent(b, ind);
 	astra_buf_adds(b, "}\n");
 	for (gi = 0; gi < u->nr_groups; gi++) {
@@ -1315,10 +1393,15 @@ static int gen_scalar(struct ck *c, const char *i0, int ind, struct astra_buf *b
 		indent(b, ind + 1);
 		astra_buf_addf(b, "%s\n", u->prologue);
 	}
-	indent(b, ind + 1);
-	if (body_text(c, NULL, b, 0) < 0)
-		return -1;
-	astra_buf_addch(b, '\n');
+	{
+		struct astra_buf bt = ASTRA_BUF_INIT;
+		if (body_text(c, NULL, &bt, 0) < 0) {
+			astra_buf_release(&bt);
+			return -1;
+		}
+		add_body(c, bt.buf, ind + 1, b);
+		astra_buf_release(&bt);
+	}
 	indent(b, ind);
 	astra_buf_adds(b, "}\n");
 	return 0;
@@ -1670,9 +1753,7 @@ static int gen_cached(struct ck *c, int cache, int ind, struct astra_buf *b)
 		indent(b, ind + 4);
 		astra_buf_addf(b, "%s %s = %s + %s;\n", u->var_type, u->var, i0, k);
 	}
-	indent(b, ind + 4);
-	astra_buf_adds(b, bt.buf);
-	astra_buf_addch(b, '\n');
+	add_body(c, bt.buf, ind + 4, b);
 	indent(b, ind + 3);
 	astra_buf_adds(b, "}\n");
 	indent(b, ind + 2);

@@ -129,7 +129,7 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 		free(d);
 	}
 	if (!store || !lr || !lc || lr->assigned || lc->assigned || !C) {
-		astra_buf_adds(why, "not `r = i / C; c = i %% C; out[c * R + r] = in[i];`");
+		astra_buf_adds(why, "not `r = i / C; c = i % C; out[c * R + r] = in[i];`");
 		goto out;
 	}
 	e = astra_syn_expr(syn, store->a0, store->a1);

@@ -31,14 +31,16 @@ struct un {
 static int literal(const struct astra_syn *syn, size_t t, long *v)
 {
 	char *s, *end;
+	int ok;
 	if (t >= syn->nr_toks || syn->toks[t].kind != SYN_NUMBER)
 		return 0;
 	s = astra_syn_tokstr(syn, t);
 	*v = strtol(s, &end, 0);
 	while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
 		end++;
+	ok = !*end;
 	free(s);
-	return !*end;
+	return ok;
 }
 
 /* Is the bound at tokens [t0, t1) a compile-time constant? *v gets a literal's value, or -1. */

@@ -46,6 +46,7 @@ struct wr {
 	unsigned helpers;
 	int count;
 	struct astra_buf *why;
+	struct astra_buf detail;   /* why a tree-shaped loop was not taken */
 };
 
 static int is_tid(struct wr *w, const struct astra_expr *e)
@@ -152,8 +153,12 @@ static int tree_loop(struct wr *w, const struct astra_stmt *s, const char *sd)
 			goto out;
 	} else {
 		long blk = astra_rk_block_literal(w->rk);
-		if (blk != 2 * lit)
+		if (blk != 2 * lit) {
+			astra_buf_reset(&w->detail);
+			astra_buf_addf(&w->detail, "the tree starts at %ld, which assumes %ld threads, but the block is %s", lit,
+				       2 * lit, w->rk->block ? w->rk->block : "unknown");
 			goto out;
+		}
 	}
 	/* cond: s > 0, s >= 1, 0 < s */
 	if (!(b1 == b0 + 3 && ((astra_syn_is(syn, b0, var) && ((astra_syn_is(syn, b0 + 1, ">") && astra_syn_is(syn, b0 + 2, "0")) ||
@@ -280,10 +285,16 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	astra_facts_release(&w.f);
 	if (!w.count) {
 		astra_edits_release(&w.edits);
-		astra_buf_adds(why, "no shared-memory tree reduction (`red[tid] = v; __syncthreads(); for (s = blockDim.x/2; "
-				    "s > 0; s >>= 1) { if (tid < s) red[tid] += red[tid + s]; __syncthreads(); }`)");
+		if (w.detail.len)
+			astra_buf_add(why, w.detail.buf, w.detail.len);
+		else
+			astra_buf_adds(why, "no shared-memory tree reduction (`red[tid] = v; __syncthreads(); for (s = "
+					    "blockDim.x/2; s > 0; s >>= 1) { if (tid < s) red[tid] += red[tid + s]; "
+					    "__syncthreads(); }`)");
+		astra_buf_release(&w.detail);
 		return 0;
 	}
+	astra_buf_release(&w.detail);
 	if (astra_rk_edit(rk, &w.edits) < 0) {
 		astra_edits_release(&w.edits);
 		return -1;

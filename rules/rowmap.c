@@ -23,6 +23,7 @@ struct rm {
 	const char *sync;    /* fence between the row's threads */
 	unsigned helpers;
 	int distributed;
+	struct astra_buf loop_why;   /* why the last loop could not be spread */
 	struct astra_buf *why;
 	int fail;
 };
@@ -533,15 +534,33 @@ static void spread(struct rm *m, struct astra_stmt *s, struct red *reds, size_t 
 	free(d);
 }
 
-/* Wrap statements [a, b] so that one thread of the row runs them. */
+/* Wrap statements [a, b] so that one thread of the row runs them; indent them one more tab. */
 static void one_thread(struct rm *m, struct astra_stmt *a, struct astra_stmt *b, int fence)
 {
 	char *ind = ind_text(m, astra_syn_off(m->syn, a->t0));
-	astra_edits_add_owned(&m->edits, astra_syn_off(m->syn, a->t0), astra_syn_off(m->syn, a->t0),
-			      xasprintf("if (%s == 0) {\n%s", m->lane, ind));
-	astra_edits_add_owned(&m->edits, astra_syn_end(m->syn, b->t1 - 1), astra_syn_end(m->syn, b->t1 - 1),
-			      fence ? xasprintf("\n%s}\n%s%s", ind, ind, m->sync) : xasprintf("\n%s}", ind));
+	size_t from = astra_syn_off(m->syn, a->t0), to = astra_syn_end(m->syn, b->t1 - 1), o;
+	astra_edits_add_owned(&m->edits, from, from, xasprintf("if (%s == 0) {\n%s\t", m->lane, ind));
+	for (o = from; o < to; o++)
+		if (m->rk->text[o] == '\n' && m->rk->text[o + 1] != '\n')
+			astra_edits_add(&m->edits, o + 1, o + 1, "\t");
+	astra_edits_add_owned(&m->edits, to, to, fence ? xasprintf("\n%s}\n%s%s", ind, ind, m->sync) : xasprintf("\n%s}", ind));
 	free(ind);
+}
+
+/* Does any statement after v[i] mention one of the bases s writes? */
+static int read_later(struct rm *m, struct astra_stmt *s, struct astra_stmt **v, size_t i, size_t n)
+{
+	struct mem mm;
+	size_t k, j;
+	int r = 0;
+	mem_scan(m, s, &mm);
+	for (k = 0; k < mm.wbases.nr && !r; k++)
+		for (j = i + 1; j < n && !r; j++)
+			r = astra_syn_mentions(m->syn, v[j]->t0, v[j]->t1, mm.wbases.v[k]);
+	if (mm.unknown)
+		r = 1;
+	mem_release(&mm);
+	return r;
 }
 
 static void process(struct rm *m, struct astra_stmt **v, size_t n, int top);
@@ -573,7 +592,12 @@ static void process(struct rm *m, struct astra_stmt **v, size_t n, int top)
 		const char *why = NULL;
 		switch (s->kind) {
 		case STMT_FOR:
-			if (spreadable(m, s, &reds, &nr_reds, &why)) {
+			if (!spreadable(m, s, &reds, &nr_reds, &why)) {
+				char *h = astra_syn_text(m->syn, s->t0, s->kids[0]->t0);
+				astra_buf_reset(&m->loop_why);
+				astra_buf_addf(&m->loop_why, "`%s`: %s", h, why);
+				free(h);
+			} else {
 				spread(m, s, reds, nr_reds, more_follow(v, i, n));
 				for (k = 0; k < nr_reds; k++)
 					free(reds[k].name);
@@ -610,7 +634,7 @@ static void process(struct rm *m, struct astra_stmt **v, size_t n, int top)
 				simple = !mm.unknown && mm.global_writes == 1 && !mm.local_array_writes;
 				mem_release(&mm);
 				if (simple) {
-					one_thread(m, s, s, more_follow(v, i, n));
+					one_thread(m, s, s, more_follow(v, i, n) && read_later(m, s, v, i, n));
 					break;
 				}
 			}
@@ -664,6 +688,10 @@ int astra_rowmap_apply(struct astra_rk *rk, int warp, struct astra_buf *why)
 	}
 	m.syn = &rk->syn;
 	body = m.syn->body;
+	if (astra_facts_mentions_grid(&m.f, body->t0, body->t1, 1)) {
+		astra_buf_adds(why, "the kernel uses a 2-D or 3-D thread index");
+		goto out;
+	}
 	for (vi = 0; vi < body->nr_kids; vi++) {
 		struct astra_stmt *s = body->kids[vi];
 		struct astra_decl *d = NULL;
@@ -730,14 +758,17 @@ int astra_rowmap_apply(struct astra_rk *rk, int warp, struct astra_buf *why)
 	}
 	m.nt = warp ? "32" : "blockDim.x";
 	m.sync = warp ? "__syncwarp();" : "__syncthreads();";
-	if (lt)
-		process_kid(&m, g->kids[0]);
+	if (lt && g->kids[0]->kind == STMT_BLOCK)
+		process(&m, g->kids[0]->kids, g->kids[0]->nr_kids, 1);
+	else if (lt)
+		process(&m, &g->kids[0], 1, 1);
 	else
 		process(&m, body->kids + gi + 1, body->nr_kids - gi - 1, 1);
 	if (m.fail)
 		goto out;
 	if (!m.distributed) {
-		astra_buf_adds(why, "no loop over the row can be spread over threads");
+		astra_buf_addf(why, "no loop over the row can be spread over threads%s%s", m.loop_why.len ? ": " : "",
+			       m.loop_why.buf);
 		goto out;
 	}
 	/* the row index and the lane */
@@ -767,6 +798,7 @@ out:
 	free(rows);
 	free(rowsp);
 	free(m.lane);
+	astra_buf_release(&m.loop_why);
 	astra_edits_release(&m.edits);
 	astra_facts_release(&m.f);
 	return r;
