@@ -153,6 +153,16 @@ static void find_banned(struct plan *p)
 				broke = !strcmp(n, r);
 				free(n);
 			}
+			for (j = 0; j < p->nr_tries && broke; j++) {
+				/* a step that is part of a verified candidate is not to blame */
+				struct astra_vec w = ASTRA_VEC_INIT;
+				if (p->tries[j].ok) {
+					split_steps(p->tries[j].steps, &w);
+					if (astra_vec_find(&w, v.v[k]) >= 0)
+						broke = 0;
+				}
+				astra_vec_clear(&w);
+			}
 			if (broke && astra_vec_find(&p->banned, v.v[k]) < 0) {
 				astra_trace(ASTRA_TRACE_LOOP, "rules: %s dropped: [%s] failed", v.v[k], p->tries[i].steps);
 				astra_vec_push(&p->banned, v.v[k]);

@@ -11,6 +11,13 @@ check_PROGRAMS += \
 	testsuite/unit/test-key \
 	testsuite/unit/test-candidate
 
+check_PROGRAMS += testsuite/unit/test-rules-syntax
+testsuite_unit_test_rules_syntax_SOURCES = testsuite/unit/test-rules-syntax.c testsuite/unit/unit.h
+testsuite_unit_test_rules_syntax_LDADD = $(ASTRA_LIBS)
+check_PROGRAMS += testsuite/unit/test-planner
+testsuite_unit_test_planner_SOURCES = testsuite/unit/test-planner.c testsuite/unit/unit.h
+testsuite_unit_test_planner_LDADD = $(ASTRA_LIBS)
+
 # A test tool (not run by itself): apply rules to a kernel of a file.
 check_PROGRAMS += testsuite/unit/rules-apply
 testsuite_unit_rules_apply_SOURCES = testsuite/unit/rules-apply.c
