@@ -55,7 +55,8 @@ static char *join(struct astra_vec *v)
 {
 	struct astra_buf b = ASTRA_BUF_INIT;
 	size_t i;
-	qsort(v->v, v->nr, sizeof(char *), step_cmp);
+	if (v->nr)
+		qsort(v->v, v->nr, sizeof(char *), step_cmp);
 	for (i = 0; i < v->nr; i++)
 		astra_buf_addf(&b, "%s%s", i ? "," : "", v->v[i]);
 	return astra_buf_detach(&b, NULL);
