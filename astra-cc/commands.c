@@ -20,6 +20,7 @@
 #include "cache/cachecmd.h"
 #include "passes/withvariant.h"
 #include "agents/verify-cmd.h"
+#include "rules/explain.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -71,6 +72,8 @@ static const struct astra_command commands[] = {
 	  "compile with a hand-written variant of kernel NAME (not verified!)" },
 	{ "--verify", NULL, astra_verify_command, "FILE.cu --kernel NAME --candidate V.cu [--json] [nvcc flags]",
 	  "judge hand-written variants of a kernel: verdict and evidence" },
+	{ "--explain", NULL, astra_rules_explain_command, "FILE.cu [nvcc flags] [--cc XX]",
+	  "which rules apply to each annotated kernel, and why the others do not" },
 };
 
 const struct astra_command *astra_command_find(int argc, char **argv)

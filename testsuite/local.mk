@@ -19,6 +19,18 @@ check_PROGRAMS += \
 	testsuite/unit/test-harness \
 	testsuite/unit/test-profile
 
+check_PROGRAMS += testsuite/unit/test-rules-syntax
+testsuite_unit_test_rules_syntax_SOURCES = testsuite/unit/test-rules-syntax.c testsuite/unit/unit.h
+testsuite_unit_test_rules_syntax_LDADD = $(ASTRA_LIBS)
+check_PROGRAMS += testsuite/unit/test-planner
+testsuite_unit_test_planner_SOURCES = testsuite/unit/test-planner.c testsuite/unit/unit.h
+testsuite_unit_test_planner_LDADD = $(ASTRA_LIBS)
+
+# A test tool (not run by itself): apply rules to a kernel of a file.
+check_PROGRAMS += testsuite/unit/rules-apply
+testsuite_unit_rules_apply_SOURCES = testsuite/unit/rules-apply.c
+testsuite_unit_rules_apply_LDADD = $(ASTRA_LIBS)
+
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_nvccopts_SOURCES = testsuite/unit/test-nvccopts.c testsuite/unit/unit.h
