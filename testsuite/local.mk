@@ -5,7 +5,9 @@
 check_PROGRAMS += \
 	testsuite/unit/test-buf \
 	testsuite/unit/test-nvccopts \
-	testsuite/unit/test-config
+	testsuite/unit/test-config \
+	testsuite/unit/test-llm-answer \
+	testsuite/unit/test-llm-client
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -13,6 +15,18 @@ testsuite_unit_test_nvccopts_SOURCES = testsuite/unit/test-nvccopts.c testsuite/
 testsuite_unit_test_nvccopts_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_config_SOURCES = testsuite/unit/test-config.c testsuite/unit/unit.h
 testsuite_unit_test_config_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_llm_answer_SOURCES = testsuite/unit/test-llm-answer.c testsuite/unit/unit.h
+testsuite_unit_test_llm_answer_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_llm_client_SOURCES = testsuite/unit/test-llm-client.c testsuite/unit/unit.h
+testsuite_unit_test_llm_client_LDADD = $(ASTRA_LIBS)
+
+# Test helpers for the LLM client: a stub chat-completions server and a
+# driver that runs the "llm" optimizer's rounds (cases in testsuite/cases/llm).
+check_PROGRAMS += testsuite/lib/stub-chat testsuite/lib/llm-propose
+testsuite_lib_stub_chat_SOURCES = testsuite/lib/stub-chat.c
+testsuite_lib_stub_chat_LDADD = $(ASTRA_LIBS)
+testsuite_lib_llm_propose_SOURCES = testsuite/lib/llm-propose.c
+testsuite_lib_llm_propose_LDADD = $(ASTRA_LIBS)
 
 EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
 
