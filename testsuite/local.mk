@@ -7,7 +7,8 @@ check_PROGRAMS += \
 	testsuite/unit/test-nvccopts \
 	testsuite/unit/test-config \
 	testsuite/unit/test-llm-answer \
-	testsuite/unit/test-llm-client
+	testsuite/unit/test-llm-client \
+	testsuite/unit/test-llm-fuzz
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -19,6 +20,17 @@ testsuite_unit_test_llm_answer_SOURCES = testsuite/unit/test-llm-answer.c testsu
 testsuite_unit_test_llm_answer_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_llm_client_SOURCES = testsuite/unit/test-llm-client.c testsuite/unit/unit.h
 testsuite_unit_test_llm_client_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_llm_fuzz_SOURCES = testsuite/unit/test-llm-fuzz.c testsuite/fuzz/fuzz-llm-response.c \
+	testsuite/unit/unit.h
+testsuite_unit_test_llm_fuzz_LDADD = $(ASTRA_LIBS)
+
+if ENABLE_FUZZERS
+# libFuzzer builds (configure --enable-fuzzers CC=clang).
+noinst_PROGRAMS += testsuite/fuzz/fuzz-llm-response
+testsuite_fuzz_fuzz_llm_response_SOURCES = testsuite/fuzz/fuzz-llm-response.c
+testsuite_fuzz_fuzz_llm_response_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+testsuite_fuzz_fuzz_llm_response_LDADD = $(ASTRA_LIBS)
+endif
 
 # Test helpers for the LLM client: a stub chat-completions server and a
 # driver that runs the "llm" optimizer's rounds (cases in testsuite/cases/llm).
@@ -28,7 +40,7 @@ testsuite_lib_stub_chat_LDADD = $(ASTRA_LIBS)
 testsuite_lib_llm_propose_SOURCES = testsuite/lib/llm-propose.c
 testsuite_lib_llm_propose_LDADD = $(ASTRA_LIBS)
 
-EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
+EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus
 
 TEST_ENV = srcdir="$(abs_top_srcdir)" builddir="$(abs_top_builddir)" \
 	ASTRA_CC="$(abs_top_builddir)/astra-cc/astra-cc" NVCC="$(NVCC_PATH)"

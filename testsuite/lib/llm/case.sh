@@ -15,8 +15,8 @@
 
 set -u
 fixtures=$srcdir/testsuite/lib/llm
-STUB=$builddir/testsuite/lib/stub-chat
-PROPOSE=$builddir/testsuite/lib/llm-propose
+STUB=${LLM_STUB:-$builddir/testsuite/lib/stub-chat}
+PROPOSE=${LLM_PROPOSE:-$builddir/testsuite/lib/llm-propose}
 
 for f in "$fixtures"/k.cu "$fixtures"/*.md; do
 	[ -e "$(basename "$f")" ] || cp "$f" .
