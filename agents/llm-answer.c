@@ -491,6 +491,17 @@ int astra_llm_answer_code(const char *answer, const char *kernel_name, struct as
 	size_t best_len = 0, any_len = 0;
 	int blocks = 0, unclosed = 0;
 
+	/*
+	 * Reasoning models served through Ollama or llama.cpp may put their
+	 * thinking, drafts included, in the content: only what follows counts.
+	 */
+	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+		p++;
+	if (!strncmp(p, "<think>", 7)) {
+		const char *end = strstr(p, "</think>");
+		p = end ? end + 8 : p + strlen(p);
+	}
+
 	while (*p) {
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p) : strlen(p);

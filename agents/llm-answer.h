@@ -28,7 +28,8 @@
 /*
  * Find the candidate's code in answer: the last fenced block (``` or ~~~)
  * that defines a __global__ function named kernel_name, or failing that the
- * last block with any __global__ function.  Returns 0 with the block's text
+ * last block with any __global__ function.  A leading <think>...</think>
+ * section (reasoning models) is skipped.  Returns 0 with the block's text
  * in code (appended), or -1 with the reason in why (no block, a block that
  * is never closed, no kernel in any block).
  */

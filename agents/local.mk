@@ -9,3 +9,5 @@ libastra_a_SOURCES += \
 	agents/llm-answer.c agents/llm-answer.h \
 	agents/llm-prompt.c agents/llm-prompt.h \
 	agents/llm-optimizer.c agents/llm-optimizer.h
+
+EXTRA_DIST += doc/llm.md

@@ -123,6 +123,14 @@ int main(void)
 	CHECK(strstr(code.buf, "still") != NULL);
 	astra_buf_reset(&code);
 
+	/* A reasoning model's drafts in <think> do not count. */
+	CHECK_INT(astra_llm_answer_code("<think>\n```cuda\n__global__ void scale(int draft) {}\n```\n</think>\n"
+					"```cuda\n__global__ void scale(float *y) {}\n```\n", "scale", &code, &why), 0);
+	CHECK_STR(code.buf, "__global__ void scale(float *y) {}\n");
+	astra_buf_reset(&code);
+	CHECK_INT(astra_llm_answer_code("<think>\n```cuda\n__global__ void scale(int draft) {}\n```\n", "scale", &code, &why), -1);
+	astra_buf_reset(&why);
+
 	/* The check. */
 	CHECK(accepts(&k, "```cuda\n__device__ __forceinline__ float twice(float v) { return 2 * v; }\n"
 			  "__global__ void scale(float *y, const float *__restrict__ x, float a, int n)\n"
