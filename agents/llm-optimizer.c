@@ -162,7 +162,7 @@ static int propose(struct astra_optimizer *self, const struct astra_opt_context 
 			     compile_failed ? "the kernel does not compile" : "answer rejected", line);
 		free(line);
 		if (attempt >= st->repairs) {
-			add_note(st, text.buf, compile_failed ? "nvcc rejected it" : why.buf);
+			add_note(st, text.buf, why.buf);
 			astra_buf_release(&text);
 			astra_buf_release(&why);
 			astra_chat_answer_release(&a);

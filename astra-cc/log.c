@@ -17,6 +17,7 @@
 #include "astra-cc/log.h"
 
 static int log_fd = -1;
+static int log_wanted;  /* a log file was configured (even if it failed to open) */
 static unsigned trace_mask;
 
 static const struct {
@@ -34,14 +35,17 @@ void astra_log_close(void)
 	if (log_fd >= 0)
 		close(log_fd);
 	log_fd = -1;
+	log_wanted = 0;
 	trace_mask = 0;
 }
 
 void astra_log_open(const char *path, const char *trace)
 {
 	astra_log_close();
-	if (path && *path)
+	if (path && *path) {
+		log_wanted = 1;
 		log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	}
 	while (trace && *trace) {
 		size_t n = strcspn(trace, ",");
 		size_t i;
@@ -66,7 +70,8 @@ static void emit(const char *prefix, const char *fmt, va_list ap, int to_stderr)
 	struct astra_buf b = ASTRA_BUF_INIT;
 	struct timespec ts;
 	struct tm tm;
-	int fd = log_fd >= 0 ? log_fd : (to_stderr ? 2 : -1);
+	/* Trace goes to stderr only when no log file was asked for at all. */
+	int fd = log_fd >= 0 ? log_fd : (to_stderr && !log_wanted ? 2 : -1);
 
 	if (fd < 0)
 		return;

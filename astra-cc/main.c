@@ -27,6 +27,7 @@
 #include "astra-cc/log.h"
 #include "astra-cc/run.h"
 #include "cache/stats.h"
+#include "passes/includes.h"
 #include "passes/pipeline.h"
 
 static struct astra_invocation *current;
@@ -115,9 +116,16 @@ static int wrap(const char *compiler, int argc, char **argv)
 		astra_trace(ASTRA_TRACE_DRIVER, "passthrough: %s", inv.cl.reason);
 		astra_driver_passthrough(&inv);
 	}
-	if (!astra_pipeline_mentions_pragma(inv.cl.inputs.v[0], NULL)) {
-		astra_trace(ASTRA_TRACE_DRIVER, "passthrough: %s has no #pragma astra", inv.cl.inputs.v[0]);
-		astra_driver_passthrough(&inv);
+	{
+		struct astra_vec dirs = ASTRA_VEC_INIT;
+		int annotated;
+		astra_includes_dirs(&inv.cl, &dirs);
+		annotated = astra_pipeline_mentions_pragma(inv.cl.inputs.v[0], dirs.v);
+		astra_vec_clear(&dirs);
+		if (!annotated) {
+			astra_trace(ASTRA_TRACE_DRIVER, "passthrough: %s has no #pragma astra", inv.cl.inputs.v[0]);
+			astra_driver_passthrough(&inv);
+		}
 	}
 	ret = astra_pipeline_compile(&inv);
 	if (ret < 0)

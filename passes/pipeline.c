@@ -9,33 +9,26 @@
 
 #include "astra-cc/buf.h"
 #include "astra-cc/log.h"
+#include "passes/includes.h"
 #include "passes/pipeline.h"
-
-/* "#pragma" then blanks then "astra": the only test made on every compile. */
-static int text_mentions_pragma(const char *s, size_t len)
-{
-	const char *end = s + len, *p = s;
-	while ((p = memmem(p, (size_t)(end - p), "pragma", 6)) != NULL) {
-		const char *q = p + 6;
-		while (q < end && (*q == ' ' || *q == '\t'))
-			q++;
-		if (end - q >= 5 && !memcmp(q, "astra", 5))
-			return 1;
-		p += 6;
-	}
-	return 0;
-}
 
 int astra_pipeline_mentions_pragma(const char *path, char *const *include_dirs)
 {
 	struct astra_buf b = ASTRA_BUF_INIT;
+	struct astra_includes inc;
 	int found;
-	(void)include_dirs;
 	if (astra_buf_read_file(&b, path, 0) < 0) {
 		astra_buf_release(&b);
 		return 0;
 	}
-	found = text_mentions_pragma(b.buf, b.len);
+	found = astra_text_mentions_pragma(b.buf, b.len);
+	if (!found) {
+		/* Kernels may live in project headers; follow the quoted includes. */
+		memset(&inc, 0, sizeof(inc));
+		found = astra_includes_scan(path, b.buf, b.len, include_dirs, ASTRA_INCLUDES_STOP_AT_PRAGMA,
+					    &inc) > 0;
+		astra_includes_release(&inc);
+	}
 	astra_buf_release(&b);
 	return found;
 }

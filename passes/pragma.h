@@ -20,43 +20,58 @@
  *
  * Every expression is kept as C++ text: test programs emit it verbatim, so
  * nvcc evaluates it and astra-cc needs no expression evaluator.  The parser
- * only checks balance of brackets and the clause structure.
+ * only checks the clause structure and the balance of (), [], {} and
+ * template <> brackets; a comma inside brackets never splits a list.
  *
- * This module is pure (no I/O) so it can be fuzzed.
+ * This module is pure (no I/O) so it can be fuzzed
+ * (testsuite/fuzz/fuzz-pragma.c).
  */
 #ifndef ASTRA_PRAGMA_H
 #define ASTRA_PRAGMA_H
 
 #include <stddef.h>
 
-/* name=value; value is C++ text (an expression or, in types(), a type). */
+/* Where a clause item was written (1-based), for diagnostics. */
+struct astra_pos {
+	unsigned line, col;
+};
+
+/*
+ * name=value; value is C++ text (an expression or, in types(), a type),
+ * with comments removed and each run of blanks turned into one space.
+ */
 struct astra_assign {
 	char *name;
 	char *value;
+	struct astra_pos pos;       /* of name */
 };
 
 /* One shapes(...) or types(...) clause: a set of assignments. */
 struct astra_assign_set {
 	struct astra_assign *items;
 	size_t nr, alloc;
+	struct astra_pos pos;       /* of the clause keyword */
 };
 
 /* buffers(name[count]): count is an expression of scalars and shape names. */
 struct astra_bufspec {
 	char *name;
 	char *count;
+	struct astra_pos pos;
 };
 
 /* range(name: lo .. hi): input values drawn from [lo, hi]. */
 struct astra_range {
 	char *name;
 	char *lo, *hi;
+	struct astra_pos pos;
 };
 
 /* tolerance([name:] rtol=R, atol=A): name NULL means every output. */
 struct astra_tolerance {
 	char *name;
 	double rtol, atol; /* negative: not given */
+	struct astra_pos pos;
 };
 
 /* tune(NAME: v1 v2 ...): values a tunable may take. */
@@ -64,14 +79,19 @@ struct astra_tunable {
 	char *name;
 	char **values;
 	size_t nr, alloc;
+	struct astra_pos pos;
 };
 
 enum astra_pragma_flag {
-	ASTRA_PRAGMA_OPTIMIZE = 1 << 0, /* `optimize` (the default when any clause is given) */
+	ASTRA_PRAGMA_OPTIMIZE = 1 << 0, /* `optimize` (set by any clause other than `off`) */
 	ASTRA_PRAGMA_OFF = 1 << 1,      /* `off`: leave this kernel alone */
 	ASTRA_PRAGMA_NOALIAS = 1 << 2,  /* `noalias`: pointer arguments never overlap */
 };
 
+/*
+ * Everything the `#pragma astra` lines of one kernel say.  Every string and
+ * array is owned by the struct (astra_pragma_release frees them).
+ */
 struct astra_pragma {
 	unsigned flags;
 	struct astra_assign_set *shapes;
@@ -79,8 +99,10 @@ struct astra_pragma {
 	struct astra_bufspec *buffers;
 	size_t nr_buffers, alloc_buffers;
 	char **outputs;
-	size_t nr_outputs, alloc_outputs;
+	struct astra_pos *output_pos;   /* parallel to outputs */
+	size_t nr_outputs, alloc_outputs, alloc_output_pos;
 	char *grid, *block, *shmem; /* launch(...) expressions; NULL when absent */
+	struct astra_pos launch_pos;
 	struct astra_assign_set *types;
 	size_t nr_types, alloc_types;
 	struct astra_assign_set scalars;
@@ -93,6 +115,8 @@ struct astra_pragma {
 	char *flops;                /* flops(expr), or NULL */
 	/* Where the pragma block starts (first `#pragma astra` line). */
 	unsigned line;
+	/* Number of clauses parsed (0: only bare `#pragma astra` lines). */
+	unsigned nr_clauses;
 };
 
 /* A diagnostic about user input, printed GNU-style: file:line:col: kind: msg */
@@ -112,11 +136,14 @@ void astra_pragma_init(struct astra_pragma *p);
 void astra_pragma_release(struct astra_pragma *p);
 
 /*
- * Parse the text after `#pragma astra` on one line (continuation lines
- * already joined) into p, adding to what earlier lines gave.  file, line and
- * col locate text[0] for diagnostics; a malformed clause adds a diagnostic
- * that points at the offending token and says what was expected, and
- * returns -1 (p keeps what parsed before the mistake).
+ * Parse the text after `#pragma astra` on one directive line into p,
+ * adding to what earlier lines gave.  text may still contain the
+ * directive's backslash-newline continuations and comments: they count as
+ * blanks, and line/col follow them.  file, line and col locate text[0]
+ * for diagnostics (file may be NULL: "<pragma>").  A malformed clause adds
+ * one warning that points at the offending token and says what was
+ * expected, the rest of the line is ignored, and -1 is returned (p keeps
+ * what parsed before the mistake).
  */
 int astra_pragma_parse(struct astra_pragma *p, const char *text, const char *file,
 		       unsigned line, unsigned col, struct astra_diags *diags);
@@ -124,26 +151,40 @@ int astra_pragma_parse(struct astra_pragma *p, const char *text, const char *fil
 /*
  * Check a complete pragma against the kernel's parameters: each buffer and
  * output names a pointer parameter, each pointer parameter has a buffer,
- * each scalar parameter gets a value (from shapes or scalars), at least one
- * shape and a launch geometry are given, templates get types.  Diagnostics
- * point at the pragma's first line.  Returns 0 or -1.
- * param_names/param_is_ptr describe the kernel's parameters in order;
- * tmpl_names its template parameters (may be 0).
+ * outputs are given and do not point to const, each scalar parameter gets
+ * a value (from every shape, or from scalars), a launch geometry is given,
+ * a template gets types() for all its parameters and a non-template none,
+ * range() and tolerance() name parameters and outputs.  A pragma with
+ * `off` is not checked.  Diagnostics point at the offending clause item
+ * (or the pragma's first line).  Returns 0 or -1.
+ * param_names/param_is_ptr describe the kernel's parameters in order
+ * (param_is_ptr[i]: 0 scalar, 1 pointer, 2 pointer to const; a name may be
+ * NULL or "" for an unnamed parameter); tmpl_names its template parameters
+ * (nr_tmpl may be 0).
  */
 int astra_pragma_check(const struct astra_pragma *p, const char *file,
 		       char *const *param_names, const int *param_is_ptr, size_t nr_params,
 		       char *const *tmpl_names, size_t nr_tmpl, struct astra_diags *diags);
 
-/* Canonical text of the pragma (for the key and for --list-kernels). */
+/*
+ * Canonical text of the pragma (for the key and for --list-kernels): one
+ * line, clauses in a fixed order (flags, shapes, buffers, outputs, launch,
+ * types, scalars, range, tolerance, tune, flops), items in the order
+ * written, expressions with blanks normalized.  Two pragmas that differ
+ * only in blanks, comments, line splitting or clause order have the same
+ * canonical text.  Returns a malloc'd string.
+ */
 char *astra_pragma_canonical(const struct astra_pragma *p);
 
-/* Lookups; NULL / -1 when absent. */
+/* Lookups; NULL / 0 when absent. */
 const char *astra_assign_get(const struct astra_assign_set *set, const char *name);
 const struct astra_bufspec *astra_pragma_buffer(const struct astra_pragma *p, const char *name);
 int astra_pragma_is_output(const struct astra_pragma *p, const char *name);
 
 void astra_diags_add(struct astra_diags *d, const char *file, unsigned line, unsigned col,
 		     int is_error, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Turn every warning into an error (strict mode). */
+void astra_diags_promote(struct astra_diags *d);
 /* "file:line:col: warning: msg\n" for each, into a malloc'd string. */
 char *astra_diags_format(const struct astra_diags *d);
 void astra_diags_release(struct astra_diags *d);

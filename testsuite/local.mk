@@ -6,9 +6,10 @@ check_PROGRAMS += \
 	testsuite/unit/test-buf \
 	testsuite/unit/test-nvccopts \
 	testsuite/unit/test-config \
+	testsuite/unit/test-pragma \
+	testsuite/unit/test-includes \
 	testsuite/unit/test-llm-answer \
-	testsuite/unit/test-llm-client \
-	testsuite/unit/test-llm-fuzz
+	testsuite/unit/test-llm-client
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -16,21 +17,14 @@ testsuite_unit_test_nvccopts_SOURCES = testsuite/unit/test-nvccopts.c testsuite/
 testsuite_unit_test_nvccopts_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_config_SOURCES = testsuite/unit/test-config.c testsuite/unit/unit.h
 testsuite_unit_test_config_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_pragma_SOURCES = testsuite/unit/test-pragma.c testsuite/unit/unit.h
+testsuite_unit_test_pragma_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_includes_SOURCES = testsuite/unit/test-includes.c testsuite/unit/unit.h
+testsuite_unit_test_includes_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_llm_answer_SOURCES = testsuite/unit/test-llm-answer.c testsuite/unit/unit.h
 testsuite_unit_test_llm_answer_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_llm_client_SOURCES = testsuite/unit/test-llm-client.c testsuite/unit/unit.h
 testsuite_unit_test_llm_client_LDADD = $(ASTRA_LIBS)
-testsuite_unit_test_llm_fuzz_SOURCES = testsuite/unit/test-llm-fuzz.c testsuite/fuzz/fuzz-llm-response.c \
-	testsuite/unit/unit.h
-testsuite_unit_test_llm_fuzz_LDADD = $(ASTRA_LIBS)
-
-if ENABLE_FUZZERS
-# libFuzzer builds (configure --enable-fuzzers CC=clang).
-noinst_PROGRAMS += testsuite/fuzz/fuzz-llm-response
-testsuite_fuzz_fuzz_llm_response_SOURCES = testsuite/fuzz/fuzz-llm-response.c
-testsuite_fuzz_fuzz_llm_response_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
-testsuite_fuzz_fuzz_llm_response_LDADD = $(ASTRA_LIBS)
-endif
 
 # Test helpers for the LLM client: a stub chat-completions server and a
 # driver that runs the "llm" optimizer's rounds (cases in testsuite/cases/llm).
@@ -40,7 +34,40 @@ testsuite_lib_stub_chat_LDADD = $(ASTRA_LIBS)
 testsuite_lib_llm_propose_SOURCES = testsuite/lib/llm-propose.c
 testsuite_lib_llm_propose_LDADD = $(ASTRA_LIBS)
 
-EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus
+EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
+
+## Fuzz targets: testsuite/fuzz/fuzz-NAME.c defines LLVMFuzzerTestOneInput.
+## With --enable-fuzzers (CC=clang) they are libFuzzer programs; otherwise
+## they link with driver.c (random and mutated seeds, no coverage), under
+## ASan/UBSan where the compiler has them (FUZZ_CFLAGS, from configure).
+## The case testsuite/cases/fuzz/NNNN-NAME runs each for a bounded time.
+## To add a target: copy the five fuzz-pragma lines below (list the sources
+## it fuzzes so that they are instrumented), put seeds in
+## testsuite/fuzz/corpus/NAME/, and add a case whose cmd is
+## `exec "$srcdir/testsuite/fuzz/run-fuzzer" NAME`.
+check_LIBRARIES =
+if ENABLE_FUZZERS
+FUZZ_DRIVER =
+else
+check_LIBRARIES += testsuite/fuzz/libfuzzdriver.a
+testsuite_fuzz_libfuzzdriver_a_SOURCES = testsuite/fuzz/driver.c
+FUZZ_DRIVER = testsuite/fuzz/libfuzzdriver.a
+endif
+FUZZ_LDADD = $(FUZZ_DRIVER) $(ASTRA_LIBS)
+EXTRA_DIST += testsuite/fuzz/corpus testsuite/fuzz/run-fuzzer
+
+check_PROGRAMS += testsuite/fuzz/fuzz-pragma
+testsuite_fuzz_fuzz_pragma_SOURCES = testsuite/fuzz/fuzz-pragma.c passes/pragma.c
+testsuite_fuzz_fuzz_pragma_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
+testsuite_fuzz_fuzz_pragma_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+testsuite_fuzz_fuzz_pragma_LDADD = $(FUZZ_LDADD)
+
+check_PROGRAMS += testsuite/fuzz/fuzz-llm-response
+testsuite_fuzz_fuzz_llm_response_SOURCES = testsuite/fuzz/fuzz-llm-response.c \
+	agents/llm-answer.c agents/provider-openai.c agents/llm.c
+testsuite_fuzz_fuzz_llm_response_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
+testsuite_fuzz_fuzz_llm_response_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+testsuite_fuzz_fuzz_llm_response_LDADD = $(FUZZ_LDADD)
 
 TEST_ENV = srcdir="$(abs_top_srcdir)" builddir="$(abs_top_builddir)" \
 	ASTRA_CC="$(abs_top_builddir)/astra-cc/astra-cc" NVCC="$(NVCC_PATH)"

@@ -5,8 +5,9 @@
  * redaction of the text.  The input is used both as a whole HTTP body and
  * as the answer's content, since random bytes rarely make valid JSON.
  *
- * Build with --enable-fuzzers and CC=clang for libFuzzer; `make check` runs
- * it for a bounded time through a standalone driver.
+ * Build with --enable-fuzzers and CC=clang for libFuzzer; otherwise it links
+ * with testsuite/fuzz/driver.c, and testsuite/cases/fuzz/0002-llm-response
+ * runs it for a bounded time in `make check`.
  */
 #include "autoconfig.h"
 

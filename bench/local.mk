@@ -1,0 +1,15 @@
+## bench/ - the benchmark suite: first-version kernels (bench/kernels/),
+## their hand-optimized references (bench/reference/) and a standalone
+## checker and timer for a GPU host (bench/run-reference); and examples/,
+## the newcomer's demo project.  Nothing here is built by `make`;
+## `make check` compiles all of it (testsuite/cases/kernels/).
+
+EXTRA_DIST += bench/kernels bench/reference bench/bench.cu bench/gen-pragmas \
+	bench/run-reference examples/Makefile examples/README.md examples/layer.cu \
+	examples/layer.h examples/main.cu
+
+# On a GPU host: check every reference against its original and time both.
+bench-reference:
+	NVCC="$(NVCC_PATH)" $(SHELL) $(srcdir)/bench/run-reference
+
+.PHONY: bench-reference

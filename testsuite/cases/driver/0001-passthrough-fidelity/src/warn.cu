@@ -1,0 +1,1 @@
+__global__ void w(float *x) { int unused; x[0] = 1.0f; }
