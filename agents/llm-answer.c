@@ -944,6 +944,7 @@ void astra_llm_kernel_release(struct astra_kernel *k)
 		free(k->params[i].elem_type);
 	}
 	free(k->params);
+	astra_pragma_release(&k->pragma);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -982,6 +983,40 @@ static void fill_param(const struct toks *t, size_t a, size_t b, struct astra_pa
 	}
 }
 
+/* Feed the `#pragma astra` lines of items [from, to) to the pragma parser. */
+static void parse_pragma_lines(const char *file, const char *text, const struct toks *t,
+			       const struct item *items, size_t from, size_t to, struct astra_kernel *k)
+{
+	struct astra_diags diags = { 0 };
+	size_t i, j;
+
+	astra_pragma_init(&k->pragma);
+	for (i = from; i < to; i++) {
+		const struct tok *pp = &t->v[items[i].first];
+		const char *s = text + pp->off, *after;
+		struct astra_buf line = ASTRA_BUF_INIT;
+		unsigned lineno = 1;
+		for (j = 0; j < pp->off; j++)
+			lineno += text[j] == '\n';
+		after = memmem(s, pp->len, "astra", 5);
+		if (!after)
+			continue;
+		after += 5;
+		/* Continuation lines joined, as the preprocessor would. */
+		for (j = (size_t)(after - s); j < pp->len; j++) {
+			if (s[j] == '\\' && j + 1 < pp->len && s[j + 1] == '\n') {
+				astra_buf_addch(&line, ' ');
+				j++;
+				continue;
+			}
+			astra_buf_addch(&line, s[j]);
+		}
+		astra_pragma_parse(&k->pragma, line.buf, file, lineno, (unsigned)(after - s) + 1, &diags);
+		astra_buf_release(&line);
+	}
+	astra_diags_release(&diags);
+}
+
 int astra_llm_scan_kernel(const char *file, const char *text, size_t len, struct astra_kernel *k,
 			  struct astra_buf *why)
 {
@@ -1005,12 +1040,9 @@ int astra_llm_scan_kernel(const char *file, const char *text, size_t len, struct
 			continue;
 		while (first_pp > 0 && t.v[items[first_pp - 1].first].kind == L_PP &&
 		       memmem(text + t.v[items[first_pp - 1].first].off, t.v[items[first_pp - 1].first].len,
-			      "astra", 5)) {
-			const char *pp = text + t.v[items[first_pp - 1].first].off;
-			if (memmem(pp, t.v[items[first_pp - 1].first].len, "noalias", 7))
-				k->pragma.flags |= ASTRA_PRAGMA_NOALIAS;
+			      "astra", 5))
 			first_pp--;
-		}
+		parse_pragma_lines(file, text, &t, items, first_pp, i, k);
 		k->pragma_start = t.v[items[first_pp].first].off;
 		k->pragma_end = t.v[items[i - 1].first].off + t.v[items[i - 1].first].len;
 		if (k->pragma_end < len && text[k->pragma_end] == '\n')

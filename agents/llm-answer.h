@@ -50,8 +50,8 @@ int astra_llm_check_candidate(const struct astra_kernel *k, const char *code,
  * to build an astra_kernel from a .cu file): find the first __global__
  * function in text that has `#pragma astra` lines right above it and fill
  * k's name, file, line, start/end, text, body_start, params, template
- * parameters, pragma_start/pragma_end (k->pragma is initialized, not
- * parsed; the NOALIAS flag is set when a pragma line says `noalias`).
+ * parameters, pragma_start/pragma_end and pragma (through
+ * astra_pragma_parse; diagnostics are dropped).
  * Returns 0, or -1 with why.  Release k with astra_llm_kernel_release().
  */
 int astra_llm_scan_kernel(const char *file, const char *text, size_t len, struct astra_kernel *k,

@@ -14,10 +14,14 @@
  * Usage: llm-propose [--rounds N] [--cc N] [--profile] [--history]
  *                    [--no-compile] [--transcript FILE] FILE.cu [-- NVCC-FLAGS...]
  *        llm-propose --show-request REQUEST.json
+ *        llm-propose --check ORIGINAL.cu CANDIDATE
  *
  * --show-request prints a recorded request in a normal form (the members,
  * then each message's role and text) so that a prompt change is a
  * readable diff in the test that compares it with a recorded request.
+ * --check runs the candidate check (what an LLM's code block goes through)
+ * on CANDIDATE against the annotated kernel of ORIGINAL.cu and prints
+ * "ok" with the launch line's geometry, or the reason for the rejection.
  */
 #include "autoconfig.h"
 
@@ -72,6 +76,34 @@ static int show_request(const char *path)
 	}
 	astra_json_free(j);
 	astra_buf_release(&b);
+	return 0;
+}
+
+static int check(const char *orig, const char *cand)
+{
+	struct astra_buf a = ASTRA_BUF_INIT, b = ASTRA_BUF_INIT, why = ASTRA_BUF_INIT;
+	struct astra_kernel k;
+	struct astra_variant v;
+
+	if (astra_buf_read_file(&a, orig, 0) < 0 || astra_buf_read_file(&b, cand, 0) < 0 ||
+	    astra_llm_scan_kernel(orig, a.buf, a.len, &k, &why) < 0) {
+		fprintf(stderr, "llm-propose: cannot read %s or %s %s\n", orig, cand, why.buf);
+		return 2;
+	}
+	if (astra_llm_check_candidate(&k, b.buf, &v, &why) == 0) {
+		printf("%s: ok", k.name);
+		if (v.grid)
+			printf(" (launch grid=%s block=%s%s%s)", v.grid, v.block, v.shmem ? " shmem=" : "",
+			       v.shmem ? v.shmem : "");
+		printf("\n");
+		astra_llm_variant_clear(&v);
+	} else {
+		printf("%s: rejected: %s\n", k.name, why.buf);
+	}
+	astra_llm_kernel_release(&k);
+	astra_buf_release(&a);
+	astra_buf_release(&b);
+	astra_buf_release(&why);
 	return 0;
 }
 
@@ -163,6 +195,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--show-request") && i + 1 < argc)
 			return show_request(argv[i + 1]);
+		else if (!strcmp(argv[i], "--check") && i + 2 < argc)
+			return check(argv[i + 1], argv[i + 2]);
 		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
 			rounds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--cc") && i + 1 < argc)
