@@ -11,6 +11,8 @@ libastra_a_SOURCES += \
 	agents/llm.c agents/llm.h \
 	agents/llm-answer.c agents/llm-answer.h \
 	agents/llm-prompt.c agents/llm-prompt.h \
-	agents/llm-optimizer.c agents/llm-optimizer.h
+	agents/llm-optimizer.c agents/llm-optimizer.h \
+	agents/loop.c agents/loop.h \
+	agents/warmup.c agents/warmup.h
 
 EXTRA_DIST += doc/llm.md

@@ -19,6 +19,7 @@
 #include "passes/listkernels.h"
 #include "cache/cachecmd.h"
 #include "passes/withvariant.h"
+#include "agents/warmup.h"
 #include "agents/verify-cmd.h"
 #include "rules/explain.h"
 
@@ -72,6 +73,8 @@ static const struct astra_command commands[] = {
 	  "compile with a hand-written variant of kernel NAME (not verified!)" },
 	{ "--verify", NULL, astra_verify_command, "FILE.cu --kernel NAME --candidate V.cu [--json] [nvcc flags]",
 	  "judge hand-written variants of a kernel: verdict and evidence" },
+	{ "--warmup", NULL, astra_warmup_cmd, "[-j N] [--rounds N] [--no-run] [--json F] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
+	  "optimize annotated kernels now (the queue, a compile_commands.json, or files)" },
 	{ "--explain", NULL, astra_rules_explain_command, "FILE.cu [nvcc flags] [--cc XX]",
 	  "which rules apply to each annotated kernel, and why the others do not" },
 };
