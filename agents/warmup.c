@@ -446,9 +446,6 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 				e.driver = xstrdup(o->gpu.driver);
 				if (astra_cache_store(cache, &e, res.transcript, res.transcript ? strlen(res.transcript) : 0) < 0)
 					astra_json_set_str(row, "store", "failed (see the log)");
-				astra_stats_inc(res.verdict == ASTRA_VERDICT_FASTER ? ASTRA_STAT_VERDICT_FASTER
-						: res.verdict == ASTRA_VERDICT_NO_FASTER ? ASTRA_STAT_VERDICT_NONE
-						: ASTRA_STAT_VERDICT_FAILED);
 				astra_cache_queue_remove(cache, key.hex, o->gpu.cc);
 			}
 			astra_cache_unlock(&lk);
