@@ -299,6 +299,8 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 			free(names);
 			goto out;
 		}
+		astra_vec_pushf(&res->log, "round %d: %zu candidates: compile %.1f s, runs %.1f s (%d program runs)", round, n,
+				vr.compile_seconds, vr.run_seconds, vr.program_runs);
 		cc = vr.cc;
 		big = largest_case(&vr);
 		baseline = vr.baseline[big].prof;
