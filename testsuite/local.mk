@@ -54,6 +54,13 @@ testsuite_fuzz_fuzz_pragma_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
 testsuite_fuzz_fuzz_pragma_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 testsuite_fuzz_fuzz_pragma_LDADD = $(FUZZ_LDADD)
 
+check_PROGRAMS += testsuite/fuzz/fuzz-extract
+testsuite_fuzz_fuzz_extract_SOURCES = testsuite/fuzz/fuzz-extract.c passes/extract.c passes/pragma.c \
+	passes/includes.c passes/kernel.c cache/key.c
+testsuite_fuzz_fuzz_extract_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
+testsuite_fuzz_fuzz_extract_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+testsuite_fuzz_fuzz_extract_LDADD = $(FUZZ_LDADD)
+
 TEST_ENV = srcdir="$(abs_top_srcdir)" builddir="$(abs_top_builddir)" \
 	ASTRA_CC="$(abs_top_builddir)/astra-cc/astra-cc" NVCC="$(NVCC_PATH)"
 
