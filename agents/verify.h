@@ -35,7 +35,7 @@ enum astra_cand_verdict {
 
 /*
  * Stable names of the checks (doc/verify.md lists them; tests assert them):
- *   screen:    preprocessor launch state host-code kernel-missing syntax
+ *   screen:    preprocessor stream state host-code kernel-missing syntax candidate
  *   compile:   compile signature geometry
  *   run:       mismatch unwritten nonfinite extra-write stale nondeterministic
  *              input-modified out-of-bounds launch crash misaligned hang

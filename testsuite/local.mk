@@ -46,7 +46,7 @@ testsuite_unit_test_profile_LDADD = $(ASTRA_LIBS)
 testsuite_helpers_cache_tool_SOURCES = testsuite/helpers/cache-tool.c
 testsuite_helpers_cache_tool_LDADD = $(ASTRA_LIBS)
 
-EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus
+EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus testsuite/verify
 
 ## Fuzz targets: testsuite/fuzz/fuzz-NAME.c defines LLVMFuzzerTestOneInput.
 ## With --enable-fuzzers (CC=clang) they are libFuzzer programs; otherwise
