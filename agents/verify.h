@@ -104,6 +104,7 @@ struct astra_verify_opts {
 	const char *cache_dir;       /* for device ceilings; NULL: the `dir` setting */
 	int sanitizer;               /* -1: the `sanitizer` setting; 0 off; 1 on */
 	int timing;                  /* 0: correctness only */
+	int timing_only;             /* 1: time only, judge nothing (a measurement tool) */
 	int screen;                  /* 0: skip the static screen (tests of the run-time checks) */
 	int keep;                    /* keep the work directory */
 	int no_run;                  /* generate and compile only */
@@ -113,7 +114,7 @@ struct astra_verify_opts {
 	unsigned long long seed;     /* 0: the default */
 };
 
-#define ASTRA_VERIFY_OPTS_INIT { NULL, NULL, -1, 1, 1, 0, 0, 0, 0, 0, 0 }
+#define ASTRA_VERIFY_OPTS_INIT { NULL, NULL, -1, 1, 0, 1, 0, 0, 0, 0, 0, 0 }
 
 /*
  * Judge n candidates of kernel k (from tu, compiled as cl says).  names[i]

@@ -68,6 +68,8 @@ static const struct astra_command commands[] = {
 	  "annotated kernels: location, pragma, dependencies, key" },
 	{ "--verify", NULL, astra_verify_command, "FILE.cu --kernel NAME --candidate V.cu [--json] [nvcc flags]",
 	  "judge hand-written variants of a kernel: verdict and evidence" },
+	{ "--judge-timing", NULL, astra_verify_judge_command, "FILE [--json]",
+	  "apply the timing rule to a saved test-program run (checking measurements)" },
 };
 
 const struct astra_command *astra_command_find(int argc, char **argv)
