@@ -193,6 +193,9 @@ int astra_verify_command(int argc, char **argv)
 			o.sanitizer = 0;
 		} else if (!strcmp(a, "--no-screen")) {
 			o.screen = 0;
+		} else if (!strcmp(a, "--program") && v) {
+			o.program = v;
+			i++;
 		} else if (!strcmp(a, "--keep-workdir")) {
 			o.keep = 1;
 		} else if (!strcmp(a, "--cc") && v) {

@@ -112,9 +112,14 @@ struct astra_verify_opts {
 	double timeout;              /* seconds per test-program run; 0: 600 */
 	double watchdog;             /* seconds one launch may take; 0: 5 */
 	unsigned long long seed;     /* 0: the default */
+	/*
+	 * Testing astra-cc itself: judge with this already built test program
+	 * (version i+1 is candidate i) instead of generating and compiling one.
+	 */
+	const char *program;
 };
 
-#define ASTRA_VERIFY_OPTS_INIT { NULL, NULL, -1, 1, 0, 1, 0, 0, 0, 0, 0, 0 }
+#define ASTRA_VERIFY_OPTS_INIT { NULL, NULL, -1, 1, 0, 1, 0, 0, 0, 0, 0, 0, NULL }
 
 /*
  * Judge n candidates of kernel k (from tu, compiled as cl says).  names[i]
