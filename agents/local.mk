@@ -5,3 +5,5 @@ libastra_a_SOURCES += \
 	agents/profile.c agents/profile.h \
 	agents/verify.c agents/verify.h \
 	agents/verify-cmd.c agents/verify-cmd.h
+
+EXTRA_DIST += doc/verify.md

@@ -109,6 +109,14 @@ static void print_text(const struct astra_verify_result *r, const char *file, co
 				printf(" (see below)\n");
 			else
 				printf(": %s\n", c->reason ? c->reason : "not run");
+			/* --timing-only: the measurements without a verdict. */
+			for (j = 0; c->cases && j < r->nr_cases; j++)
+				if (c->cases[j].timed) {
+					printf("  case %zu: ", j);
+					print_timing(&c->cases[j]);
+					printf(" %.2fx, %s\n", c->cases[j].speedup, c->cases[j].cmp > 0 ? "faster"
+					       : c->cases[j].cmp < 0 ? "slower" : "within noise");
+				}
 			continue;
 		}
 		acc++;
