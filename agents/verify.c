@@ -704,8 +704,8 @@ static char *case_desc(struct vctx *c, const struct astra_json *e)
 	if (astra_json_get_num(e, "misalign", 0) > 0)
 		astra_buf_addf(&b, ", %s base pointers off by one element",
 			       astra_json_get_num(e, "misalign", 0) == 1 ? "all" : "every other");
-	if (astra_json_get(e, "seed"))
-		astra_buf_addf(&b, ", seed %.0f", astra_json_get_num(e, "seed", 0));
+	if (astra_json_get(e, "dist"))
+		astra_buf_addf(&b, "; --seed %llu reproduces it", c->seed);
 	return astra_buf_detach(&b, NULL);
 }
 
