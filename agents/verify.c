@@ -12,11 +12,13 @@
 #include "autoconfig.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -971,18 +973,48 @@ static size_t nr_pending(const struct vctx *c)
 	return n;
 }
 
+/*
+ * Concurrent verifications (astra-cc --warmup -j N, parallel builds in
+ * `optimize` mode) share one GPU: a test program's timings must not share
+ * it.  ASTRA_CC_GPU_LOCK names a lock file; every run on the GPU holds it,
+ * while compiles proceed in parallel.  The kernel releases an flock when
+ * its holder dies.
+ */
+static int gpu_lock(void)
+{
+	const char *path = astra_getenv("ASTRA_CC_GPU_LOCK");
+	int fd;
+	if (!path)
+		return -1;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+		;
+	return fd;
+}
+
+static void gpu_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf *out, struct astra_buf *err,
 		       int *timed_out)
 {
 	struct astra_run_opts ro = { 0 };
-	double t0 = astra_now();
-	int rc;
+	double t0;
+	int rc, lock;
 	astra_buf_reset(out);
 	astra_buf_reset(err);
 	ro.out = out;
 	ro.err = err;
 	ro.timeout = c->o->timeout > 0 ? c->o->timeout : 600;
+	lock = gpu_lock();
+	t0 = astra_now();
 	rc = astra_run(argv->v, &ro);
+	gpu_unlock(lock);
 	c->res->run_seconds += astra_now() - t0;
 	c->res->program_runs++;
 	*timed_out = ro.timed_out;

@@ -5,7 +5,7 @@
 ## `make check` compiles all of it (testsuite/cases/kernels/).
 
 EXTRA_DIST += bench/verify bench/verify-gpu.sh \
-	bench/kernels bench/reference bench/bench.cu bench/gen-pragmas \
+	bench/kernels bench/reference bench/bench.cu bench/emulate.h bench/gen-pragmas \
 	bench/run-reference examples/Makefile examples/README.md examples/layer.cu \
 	examples/layer.h examples/main.cu
 
@@ -18,3 +18,11 @@ bench-verify: all
 	builddir="$(abs_top_builddir)" NVCC="$(NVCC_PATH)" $(SHELL) $(srcdir)/bench/verify-gpu.sh
 
 .PHONY: bench-reference bench-verify
+
+# Extraction and key time for one TU (built on demand: make bench/bench-extract;
+# bench/bench-extract.sh generates a 2,000-line TU and reports the figures).
+EXTRA_PROGRAMS = bench/bench-extract
+bench_bench_extract_SOURCES = bench/bench-extract.c
+bench_bench_extract_LDADD = $(ASTRA_LIBS)
+CLEANFILES += $(EXTRA_PROGRAMS)
+EXTRA_DIST += bench/bench-extract.sh

@@ -49,6 +49,11 @@ static const char *const names[ASTRA_STAT__COUNT] = {
 	[ASTRA_STAT_LLM_RETRIES] = "llm_retries",
 	[ASTRA_STAT_LLM_TOKENS_IN] = "llm_tokens_in",
 	[ASTRA_STAT_LLM_TOKENS_OUT] = "llm_tokens_out",
+	[ASTRA_STAT_LLM_CANDIDATES] = "llm_candidates",
+	[ASTRA_STAT_LLM_REJECTED] = "llm_answers_rejected",
+	[ASTRA_STAT_LLM_COMPILE_ERRORS] = "llm_compile_errors",
+	[ASTRA_STAT_LLM_REPAIRS] = "llm_repairs",
+	[ASTRA_STAT_LLM_BUDGET] = "llm_budget_exhausted",
 };
 
 static long long pending[ASTRA_STAT__COUNT];

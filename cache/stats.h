@@ -42,6 +42,11 @@ enum astra_stat {
 	ASTRA_STAT_LLM_RETRIES,
 	ASTRA_STAT_LLM_TOKENS_IN,
 	ASTRA_STAT_LLM_TOKENS_OUT,
+	ASTRA_STAT_LLM_CANDIDATES,     /* LLM kernels that passed the checks and compiled */
+	ASTRA_STAT_LLM_REJECTED,       /* LLM answers without usable code (none, wrong signature, host code) */
+	ASTRA_STAT_LLM_COMPILE_ERRORS, /* LLM kernels that nvcc rejected */
+	ASTRA_STAT_LLM_REPAIRS,        /* requests that sent a rejection back to the coding role */
+	ASTRA_STAT_LLM_BUDGET,         /* kernels whose LLM budget (calls, tokens, time) ran out */
 	ASTRA_STAT__COUNT
 };
 

@@ -8,6 +8,9 @@ libastra_a_SOURCES += \
 	passes/listkernels.c passes/listkernels.h \
 	passes/pragma.c passes/pragma.h \
 	passes/pipeline.c passes/pipeline.h \
+	passes/rewrite.c passes/rewrite.h \
+	passes/substitute.c passes/substitute.h \
+	passes/withvariant.c passes/withvariant.h \
 	passes/harness.c passes/harness.h \
 	passes/screen.c passes/screen.h
 
