@@ -73,6 +73,8 @@ static const struct astra_command commands[] = {
 	  "compile with a hand-written variant of kernel NAME (not verified!)" },
 	{ "--verify", NULL, astra_verify_command, "FILE.cu --kernel NAME --candidate V.cu [--json] [nvcc flags]",
 	  "judge hand-written variants of a kernel: verdict and evidence" },
+	{ "--judge-timing", NULL, astra_verify_judge_command, "FILE [--json]",
+	  "apply the timing rule to a saved test-program run (checking measurements)" },
 	{ "--warmup", NULL, astra_warmup_cmd, "[-j N] [--rounds N] [--no-run] [--json F] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
 	  "optimize annotated kernels now (the queue, a compile_commands.json, or files)" },
 	{ "--explain", NULL, astra_rules_explain_command, "FILE.cu [nvcc flags] [--cc XX]",

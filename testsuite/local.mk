@@ -83,7 +83,7 @@ check_PROGRAMS += testsuite/helpers/put-variant
 testsuite_helpers_put_variant_SOURCES = testsuite/helpers/put-variant.c
 testsuite_helpers_put_variant_LDADD = $(ASTRA_LIBS)
 
-EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus
+EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus testsuite/verify
 
 ## Fuzz targets: testsuite/fuzz/fuzz-NAME.c defines LLVMFuzzerTestOneInput.
 ## With --enable-fuzzers (CC=clang) they are libFuzzer programs; otherwise
