@@ -64,6 +64,15 @@ struct astra_optimizer {
 		       struct astra_variant *out, size_t max);
 	void (*release)(struct astra_optimizer *self);
 	void *state;
+	/*
+	 * Optional (NULL when the optimizer keeps none): the record of how the
+	 * current kernel's candidates were made - for the LLM, every request
+	 * and response of its rounds as a JSON array, secrets redacted - to be
+	 * stored with the cache entry.  malloc'd; NULL when there is nothing.
+	 * Valid after the last round of a kernel, before the next kernel's
+	 * round 0.
+	 */
+	char *(*transcript)(struct astra_optimizer *self);
 };
 
 #endif

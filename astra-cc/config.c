@@ -28,6 +28,7 @@ static const struct item {
 	const char *env;
 	enum type type;
 	const char *def; /* NULL: computed */
+	int secret;      /* shown as set or unset, never as the value */
 } items[ASTRA_CFG__COUNT] = {
 	[ASTRA_CFG_DIR] = { "dir", "ASTRA_CC_DIR", T_STR, NULL },
 	[ASTRA_CFG_LOG_FILE] = { "log_file", "ASTRA_CC_LOG_FILE", T_STR, "" },
@@ -47,6 +48,14 @@ static const struct item {
 	[ASTRA_CFG_LLM_URL] = { "llm_url", "ASTRA_CC_LLM_URL", T_STR, "" },
 	[ASTRA_CFG_LLM_MODEL] = { "llm_model", "ASTRA_CC_LLM_MODEL", T_STR, "" },
 	[ASTRA_CFG_LLM_TIMEOUT] = { "llm_timeout", "ASTRA_CC_LLM_TIMEOUT", T_INT, "120" },
+	[ASTRA_CFG_LLM_API] = { "llm_api", "ASTRA_CC_LLM_API", T_STR, "openai" },
+	[ASTRA_CFG_LLM_API_KEY] = { "llm_api_key", "ASTRA_CC_LLM_API_KEY", T_STR, "", 1 },
+	[ASTRA_CFG_LLM_EXTRA] = { "llm_extra", "ASTRA_CC_LLM_EXTRA", T_STR, "" },
+	[ASTRA_CFG_LLM_RETRIES] = { "llm_retries", "ASTRA_CC_LLM_RETRIES", T_INT, "3" },
+	[ASTRA_CFG_LLM_REPAIRS] = { "llm_repairs", "ASTRA_CC_LLM_REPAIRS", T_INT, "2" },
+	[ASTRA_CFG_LLM_MAX_CALLS] = { "llm_max_calls", "ASTRA_CC_LLM_MAX_CALLS", T_INT, "24" },
+	[ASTRA_CFG_LLM_MAX_TOKENS] = { "llm_max_tokens", "ASTRA_CC_LLM_MAX_TOKENS", T_INT, "400000" },
+	[ASTRA_CFG_LLM_MAX_SECONDS] = { "llm_max_seconds", "ASTRA_CC_LLM_MAX_SECONDS", T_INT, "900" },
 };
 
 static struct value {
@@ -332,8 +341,12 @@ void astra_config_show(FILE *out)
 	int i;
 	const char *const *pr;
 	ensure_loaded();
-	for (i = 0; i < ASTRA_CFG__COUNT; i++)
-		fprintf(out, "(%s) %s = %s\n", values[i].origin, items[i].name, values[i].value);
+	for (i = 0; i < ASTRA_CFG__COUNT; i++) {
+		const char *v = values[i].value;
+		if (items[i].secret)
+			v = *v ? "(set, not shown)" : "";
+		fprintf(out, "(%s) %s = %s\n", values[i].origin, items[i].name, v);
+	}
 	for (pr = astra_config_problems(); *pr; pr++)
 		fprintf(out, "%s\n", *pr);
 }

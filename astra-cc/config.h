@@ -35,6 +35,14 @@ enum astra_cfg {
 	ASTRA_CFG_LLM_URL,      /* OpenAI-compatible base URL */
 	ASTRA_CFG_LLM_MODEL,    /* model name */
 	ASTRA_CFG_LLM_TIMEOUT,  /* seconds per request */
+	ASTRA_CFG_LLM_API,      /* request format: openai (see agents/provider.h) */
+	ASTRA_CFG_LLM_API_KEY,  /* secret: never shown by --show-config */
+	ASTRA_CFG_LLM_EXTRA,    /* JSON object merged into every request body */
+	ASTRA_CFG_LLM_RETRIES,  /* retries of one request on 429/5xx/connection errors */
+	ASTRA_CFG_LLM_REPAIRS,  /* answers sent back to the coding role per candidate */
+	ASTRA_CFG_LLM_MAX_CALLS,   /* per-kernel budget: requests */
+	ASTRA_CFG_LLM_MAX_TOKENS,  /* per-kernel budget: tokens in + out */
+	ASTRA_CFG_LLM_MAX_SECONDS, /* per-kernel budget: wall time in the LLM */
 	ASTRA_CFG__COUNT
 };
 

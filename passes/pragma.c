@@ -302,7 +302,10 @@ static void lex(struct parser *P, const char *text, unsigned line, unsigned col)
 			t.kind = T_PUNCT;
 			t.len = 1;
 			for (k = 0; k < ARRAY_SIZE(puncts); k++) {
-				size_t pl = strlen(puncts[k]);
+				size_t pl;
+				if (puncts[k][0] != c)
+					continue;
+				pl = strlen(puncts[k]);
 				if (!strncmp(s, puncts[k], pl)) {
 					t.len = pl;
 					break;

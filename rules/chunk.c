@@ -1134,13 +1134,13 @@ static void find_dead(struct ck *c)
 static int body_text2(struct ck *c, const char *elem_k, struct astra_buf *out, int vector, int keep_hoisted)
 {
 	struct unit *u = c->u;
-	struct astra_edits e = { NULL, 0, 0 };
+	struct astra_syn_edits e = { NULL, 0, 0 };
 	size_t i;
 	int r;
 	if (vector) {
 		for (i = 0; i < u->nr_stmts; i++)
 			if (u->hoist[i] == 2 || (u->hoist[i] == 1 && !keep_hoisted))
-				astra_edits_add(&e, astra_syn_off(c->syn, u->stmts[i]->t0),
+				astra_syn_edit(&e, astra_syn_off(c->syn, u->stmts[i]->t0),
 						astra_syn_end(c->syn, u->stmts[i]->t1 - 1), "");
 		for (i = 0; i < u->nr_acc; i++) {
 			struct access *a = &u->acc[i];
@@ -1154,15 +1154,15 @@ static int body_text2(struct ck *c, const char *elem_k, struct astra_buf *out, i
 			if (inside)
 				continue;
 			if (u->groups[a->group].reg)
-				astra_edits_add_owned(&e, astra_syn_off(c->syn, a->e->t0), astra_syn_end(c->syn, a->e->t1 - 1),
+				astra_syn_edit_owned(&e, astra_syn_off(c->syn, a->e->t0), astra_syn_end(c->syn, a->e->t1 - 1),
 						      xasprintf("%s[%s]", u->groups[a->group].reg, elem_k));
 			else
-				astra_edits_add_owned(&e, astra_syn_off(c->syn, a->e->t0), astra_syn_end(c->syn, a->e->t1 - 1),
+				astra_syn_edit_owned(&e, astra_syn_off(c->syn, a->e->t0), astra_syn_end(c->syn, a->e->t1 - 1),
 						      xasprintf("%s_v%d[%s]", c->pfx, a->group, elem_k));
 		}
 	}
 	r = astra_syn_apply(c->rk->text, u->body_off, u->body_end, &e, out);
-	astra_edits_release(&e);
+	astra_syn_edits_release(&e);
 	return r;
 }
 
@@ -1307,18 +1307,18 @@ static void hoisted_text(struct ck *c, const char *i0, int ind, const char *uses
 	}
 	astra_buf_release(&later);
 	for (i = 0; i < u->nr_stmts; i++) {
-		struct astra_edits e = { NULL, 0, 0 };
+		struct astra_syn_edits e = { NULL, 0, 0 };
 		struct astra_stmt *st = u->stmts[i];
 		if (u->hoist[i] != 1 || !keep[i])
 			continue;
 		for (t = st->t0; t < st->t1; t++)
 			if (tok_is_var(c, t))
-				astra_edits_add_owned(&e, c->syn->toks[t].off, c->syn->toks[t].off + c->syn->toks[t].len,
+				astra_syn_edit_owned(&e, c->syn->toks[t].off, c->syn->toks[t].off + c->syn->toks[t].len,
 						      xasprintf("(%s)", i0));
 		indent(b, ind);
 		astra_syn_apply(c->rk->text, astra_syn_off(c->syn, st->t0), astra_syn_end(c->syn, st->t1 - 1), &e, b);
 		astra_buf_addch(b, '\n');
-		astra_edits_release(&e);
+		astra_syn_edits_release(&e);
 	}
 	free(keep);
 }
@@ -1864,7 +1864,7 @@ static int apply_cache(struct ck *c, struct astra_stmt **loops, size_t nr)
 {
 	struct unit *units = xcalloc(nr, sizeof(*units));
 	struct astra_buf *caller_why = c->why, why = ASTRA_BUF_INIT;
-	struct astra_edits edits = { NULL, 0, 0 };
+	struct astra_syn_edits edits = { NULL, 0, 0 };
 	char **slot_key = NULL, **slot_elem = NULL;
 	const struct astra_param **slot_param = NULL;
 	size_t i, j, nslots = 0, first = (size_t)-1, n_in = 0;
@@ -1995,7 +1995,7 @@ static int apply_cache(struct ck *c, struct astra_stmt **loops, size_t nr)
 		}
 		if (!in[i]) {
 			if (gen_loop(c, &b) == 0)
-				astra_edits_add_owned(&edits, astra_syn_off(c->syn, loops[i]->t0),
+				astra_syn_edit_owned(&edits, astra_syn_off(c->syn, loops[i]->t0),
 						      astra_syn_end(c->syn, loops[i]->t1 - 1), astra_buf_detach(&b, NULL));
 			astra_buf_release(&b);
 			continue;
@@ -2043,7 +2043,7 @@ static int apply_cache(struct ck *c, struct astra_stmt **loops, size_t nr)
 			astra_buf_release(&b);
 			b = d;
 		}
-		astra_edits_add_owned(&edits, astra_syn_off(c->syn, loops[i]->t0), astra_syn_end(c->syn, loops[i]->t1 - 1),
+		astra_syn_edit_owned(&edits, astra_syn_off(c->syn, loops[i]->t0), astra_syn_end(c->syn, loops[i]->t1 - 1),
 				      astra_buf_detach(&b, NULL));
 		if (r < 0)
 			break;
@@ -2066,7 +2066,7 @@ out:
 	free(slot_param);
 	free(units);
 	free(in);
-	astra_edits_release(&edits);
+	astra_syn_edits_release(&edits);
 	astra_buf_release(&why);
 	c->why = caller_why;
 	c->u = NULL;
@@ -2076,7 +2076,7 @@ out:
 static int apply_loops(struct ck *c)
 {
 	struct loops l = { c, NULL, 0, 0 };
-	struct astra_edits edits = { NULL, 0, 0 };
+	struct astra_syn_edits edits = { NULL, 0, 0 };
 	struct astra_buf reasons = ASTRA_BUF_INIT, *caller_why = c->why;
 	size_t i;
 	int done = 0, ept = 0;
@@ -2125,7 +2125,7 @@ static int apply_loops(struct ck *c)
 						 "elements too wide");
 			free(h);
 		} else if (gen_loop(c, &b) == 0) {
-			astra_edits_add_owned(&edits, astra_syn_off(c->syn, l.v[i]->t0), astra_syn_end(c->syn, l.v[i]->t1 - 1),
+			astra_syn_edit_owned(&edits, astra_syn_off(c->syn, l.v[i]->t0), astra_syn_end(c->syn, l.v[i]->t1 - 1),
 					      astra_buf_detach(&b, NULL));
 			done++;
 		}
@@ -2137,17 +2137,17 @@ static int apply_loops(struct ck *c)
 	c->u = NULL;
 	c->why = caller_why;
 	if (!done) {
-		astra_edits_release(&edits);
+		astra_syn_edits_release(&edits);
 		astra_buf_adds(caller_why, reasons.buf);
 		astra_buf_release(&reasons);
 		return 0;
 	}
 	astra_buf_release(&reasons);
 	if (astra_rk_edit(c->rk, &edits) < 0) {
-		astra_edits_release(&edits);
+		astra_syn_edits_release(&edits);
 		return -1;
 	}
-	astra_edits_release(&edits);
+	astra_syn_edits_release(&edits);
 	c->rk->helpers |= HELPER_VEC;
 	return 1;
 }
@@ -2269,7 +2269,7 @@ static int apply_guard(struct ck *c)
 	c->ept = ept;
 	{
 		struct astra_buf b = ASTRA_BUF_INIT;
-		struct astra_edits e = { NULL, 0, 0 };
+		struct astra_syn_edits e = { NULL, 0, 0 };
 		char *i0 = xasprintf("%s_i0", c->pfx), *grid;
 		int ind = line_indent(c, astra_syn_off(c->syn, u.stmt->t0));
 		astra_buf_addf(&b, "const %s %s = (%s)(%s) * %d;\n", u.var_type, i0, u.var_type, u.start, ept);
@@ -2290,15 +2290,15 @@ static int apply_guard(struct ck *c)
 			astra_edit_delete(c->rk->text, from, to, &e);
 			from = astra_syn_off(c->syn, g->t0);
 			to = astra_syn_end(c->syn, body->kids[body->nr_kids - 1]->t1 - 1);
-			astra_edits_add_owned(&e, from, to, astra_buf_detach(&b, NULL));
+			astra_syn_edit_owned(&e, from, to, astra_buf_detach(&b, NULL));
 		}
 		if (astra_rk_edit(c->rk, &e) < 0) {
-			astra_edits_release(&e);
+			astra_syn_edits_release(&e);
 			free(i0);
 			r = -1;
 			goto out;
 		}
-		astra_edits_release(&e);
+		astra_syn_edits_release(&e);
 		free(i0);
 		grid = blk ? xasprintf("((%s) + %ld - 1) / %ld", nparams, blk * ept, blk * ept)
 			   : xasprintf("((%s) + (%s) * %d - 1) / ((%s) * %d)", nparams, bparams, ept, bparams, ept);

@@ -102,7 +102,7 @@ void astra_rk_set_text(struct astra_rk *rk, char *text)
 	rk->text = text;
 }
 
-int astra_rk_edit(struct astra_rk *rk, const struct astra_edits *e)
+int astra_rk_edit(struct astra_rk *rk, const struct astra_syn_edits *e)
 {
 	struct astra_buf b = ASTRA_BUF_INIT;
 	if (astra_syn_apply(rk->text, 0, strlen(rk->text), e, &b) < 0) {
@@ -113,7 +113,7 @@ int astra_rk_edit(struct astra_rk *rk, const struct astra_edits *e)
 	return 0;
 }
 
-void astra_rk_edit_line_before(const struct astra_rk *rk, size_t off, const char *line, struct astra_edits *e)
+void astra_rk_edit_line_before(const struct astra_rk *rk, size_t off, const char *line, struct astra_syn_edits *e)
 {
 	const char *t = rk->text;
 	size_t ls = off, j;
@@ -124,18 +124,18 @@ void astra_rk_edit_line_before(const struct astra_rk *rk, size_t off, const char
 		if (t[j] != ' ' && t[j] != '\t')
 			blank = 0;
 	if (blank) {
-		astra_edits_add_owned(e, ls, ls, xasprintf("%.*s%s\n", (int)(off - ls), t + ls, line));
+		astra_syn_edit_owned(e, ls, ls, xasprintf("%.*s%s\n", (int)(off - ls), t + ls, line));
 	} else {
 		/* code before it on the line: break the line */
 		size_t ind = ls;
 		while (ind < off && (t[ind] == ' ' || t[ind] == '\t'))
 			ind++;
-		astra_edits_add_owned(e, off, off, xasprintf("\n%.*s%s\n%.*s", (int)(ind - ls), t + ls, line,
+		astra_syn_edit_owned(e, off, off, xasprintf("\n%.*s%s\n%.*s", (int)(ind - ls), t + ls, line,
 							     (int)(ind - ls), t + ls));
 	}
 }
 
-void astra_edit_delete(const char *text, size_t start, size_t end, struct astra_edits *e)
+void astra_edit_delete(const char *text, size_t start, size_t end, struct astra_syn_edits *e)
 {
 	size_t ls = start, le = end;
 	while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
@@ -145,9 +145,9 @@ void astra_edit_delete(const char *text, size_t start, size_t end, struct astra_
 	if ((ls == 0 || text[ls - 1] == '\n') && (text[le] == '\n' || !text[le])) {
 		if (text[le] == '\n')
 			le++;
-		astra_edits_add(e, ls, le, "");
+		astra_syn_edit(e, ls, le, "");
 	} else {
-		astra_edits_add(e, start, end, "");
+		astra_syn_edit(e, start, end, "");
 	}
 }
 

@@ -543,7 +543,7 @@ const struct astra_param *astra_facts_pointer(const struct astra_facts *f, const
 static char *to_params(const struct astra_facts *f, const char *expr, int depth)
 {
 	struct astra_syn syn;
-	struct astra_edits e = { NULL, 0, 0 };
+	struct astra_syn_edits e = { NULL, 0, 0 };
 	struct astra_buf b = ASTRA_BUF_INIT;
 	size_t i;
 	if (depth > 8 || astra_syn_lex(&syn, expr, strlen(expr)) < 0)
@@ -556,7 +556,7 @@ static char *to_params(const struct astra_facts *f, const char *expr, int depth)
 		if (l) {
 			char *init, *sub;
 			if (l->nr_decls != 1 || l->assigned || l->d.init1 <= l->d.init0 || l->is_pointer || l->d.is_array) {
-				astra_edits_release(&e);
+				astra_syn_edits_release(&e);
 				astra_syn_release(&syn);
 				return NULL;
 			}
@@ -564,16 +564,16 @@ static char *to_params(const struct astra_facts *f, const char *expr, int depth)
 			sub = to_params(f, init, depth + 1);
 			free(init);
 			if (!sub) {
-				astra_edits_release(&e);
+				astra_syn_edits_release(&e);
 				astra_syn_release(&syn);
 				return NULL;
 			}
-			astra_edits_add_owned(&e, syn.toks[i].off, syn.toks[i].off + syn.toks[i].len, xasprintf("(%s)", sub));
+			astra_syn_edit_owned(&e, syn.toks[i].off, syn.toks[i].off + syn.toks[i].len, xasprintf("(%s)", sub));
 			free(sub);
 		}
 	}
 	astra_syn_apply(expr, 0, strlen(expr), &e, &b);
-	astra_edits_release(&e);
+	astra_syn_edits_release(&e);
 	astra_syn_release(&syn);
 	return astra_buf_detach(&b, NULL);
 }
@@ -661,7 +661,7 @@ int astra_facts_each_part(struct astra_facts *f, struct astra_stmt *s, astra_par
 struct rw {
 	astra_expr_rw_fn fn;
 	void *data;
-	struct astra_edits *edits;
+	struct astra_syn_edits *edits;
 	int changed, unparsed;
 };
 
@@ -678,7 +678,7 @@ static int rw_part(struct astra_facts *f, struct astra_stmt *s, size_t t0, size_
 	t = astra_expr_rewrite(f->syn, e, rw->fn, rw->data);
 	orig = astra_syn_text(f->syn, t0, t1);
 	if (strcmp(t, orig)) {
-		astra_edits_add_owned(rw->edits, astra_syn_off(f->syn, t0), astra_syn_end(f->syn, t1 - 1), t);
+		astra_syn_edit_owned(rw->edits, astra_syn_off(f->syn, t0), astra_syn_end(f->syn, t1 - 1), t);
 		rw->changed++;
 	} else {
 		free(t);
@@ -688,7 +688,7 @@ static int rw_part(struct astra_facts *f, struct astra_stmt *s, size_t t0, size_
 }
 
 int astra_facts_rewrite(struct astra_facts *f, struct astra_stmt *s, astra_expr_rw_fn fn, void *data,
-			struct astra_edits *edits, int *unparsed)
+			struct astra_syn_edits *edits, int *unparsed)
 {
 	struct rw rw;
 	rw.fn = fn;

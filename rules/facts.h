@@ -106,6 +106,6 @@ int astra_facts_each_part(struct astra_facts *f, struct astra_stmt *s, astra_par
  * parts changed; *unparsed counts the parts the parser could not read.
  */
 int astra_facts_rewrite(struct astra_facts *f, struct astra_stmt *s, astra_expr_rw_fn fn, void *data,
-			struct astra_edits *edits, int *unparsed);
+			struct astra_syn_edits *edits, int *unparsed);
 
 #endif

@@ -137,7 +137,7 @@ static char *rw(struct astra_syn *syn, struct astra_expr *e, char **kids, size_t
 static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 {
 	struct astra_facts f;
-	struct astra_edits edits = { NULL, 0, 0 };
+	struct astra_syn_edits edits = { NULL, 0, 0 };
 	struct fm fm;
 	int changed, unparsed;
 	(void)arg;
@@ -152,16 +152,16 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	changed = astra_facts_rewrite(&f, rk->syn.body, rw, &fm, &edits, &unparsed);
 	astra_facts_release(&f);
 	if (!changed) {
-		astra_edits_release(&edits);
+		astra_syn_edits_release(&edits);
 		astra_buf_adds(why, "no float expf/logf/sinf/cosf/powf/tanhf call, 1/sqrtf or float division to replace");
 		return 0;
 	}
 	if (astra_rk_edit(rk, &edits) < 0) {
-		astra_edits_release(&edits);
+		astra_syn_edits_release(&edits);
 		astra_buf_adds(why, "overlapping rewrites");
 		return -1;
 	}
-	astra_edits_release(&edits);
+	astra_syn_edits_release(&edits);
 	if (fm.tanh_used)
 		rk->helpers |= HELPER_TANH;
 	return 1;

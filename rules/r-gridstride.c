@@ -21,7 +21,7 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	struct astra_facts f;
 	struct astra_stmt *body, *g;
 	const struct astra_local *v = NULL;
-	struct astra_edits e = { NULL, 0, 0 };
+	struct astra_syn_edits e = { NULL, 0, 0 };
 	size_t i, gi = 0;
 	char *n = NULL, *np = NULL, *ty = NULL, *init = NULL, *ind;
 	int r = 0, cap = rk->cc == 90 ? 8 * 132 : 1024;
@@ -85,13 +85,13 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 		ind = xstrdup("\t");
 		(void)first;
 		/* for (T i = gtid; i < n; i += blockDim.x * gridDim.x) { rest } */
-		astra_edits_add_owned(&e, from, astra_syn_end(&rk->syn, g->t1 - 1),
+		astra_syn_edit_owned(&e, from, astra_syn_end(&rk->syn, g->t1 - 1),
 				      xasprintf("for (%s %s = %s; %s < (%s); %s += blockDim.x * gridDim.x) {", strstr(ty, "const") ?
 						"int" : ty, v->name, init, v->name, n, v->name));
 		for (o = astra_syn_end(&rk->syn, g->t1 - 1); o < to; o++)
 			if (rk->text[o] == '\n' && rk->text[o + 1] != '\n')
-				astra_edits_add(&e, o + 1, o + 1, "\t");
-		astra_edits_add_owned(&e, to, to, xasprintf("\n%s}", ind));
+				astra_syn_edit(&e, o + 1, o + 1, "\t");
+		astra_syn_edit_owned(&e, to, to, xasprintf("\n%s}", ind));
 		free(ind);
 	}
 	if (astra_rk_edit(rk, &e) < 0) {
@@ -105,7 +105,7 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	}
 	r = 1;
 out:
-	astra_edits_release(&e);
+	astra_syn_edits_release(&e);
 	free(n);
 	free(np);
 	free(ty);

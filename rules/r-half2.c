@@ -28,7 +28,7 @@ struct h2 {
 	struct astra_rk *rk;
 	struct astra_facts *f;
 	struct astra_syn *syn;
-	struct astra_edits edits;
+	struct astra_syn_edits edits;
 	int count;
 };
 
@@ -102,7 +102,7 @@ static int visit(struct astra_stmt *loop, void *data)
 		char *name, *elem;
 		int reads = 0, writes = 0, other = 0, mn, mx;
 		size_t u;
-		struct astra_edits local = { NULL, 0, 0 };
+		struct astra_syn_edits local = { NULL, 0, 0 };
 		if (!gen_name(syn, t, "v") || !astra_syn_is(syn, t + 1, "["))
 			continue;
 		name = astra_syn_tokstr(syn, t);
@@ -134,7 +134,7 @@ static int visit(struct astra_stmt *loop, void *data)
 			if (u >= 3 && astra_syn_is(syn, u - 1, ")") && astra_syn_is(syn, u - 2, "float") &&
 			    astra_syn_is(syn, u - 3, "(") && !astra_syn_is(syn, u + 4, "=")) {
 				reads++;
-				astra_edits_add_owned(&local, syn->toks[u - 3].off, astra_syn_end(syn, u + 3),
+				astra_syn_edit_owned(&local, syn->toks[u - 3].off, astra_syn_end(syn, u + 3),
 						      xasprintf("%s_f[%s]", name, k));
 				continue;
 			}
@@ -149,7 +149,7 @@ static int visit(struct astra_stmt *loop, void *data)
 				if (ty && !strcmp(ty, elem) && val && astra_facts_type(h->f, val) == TY_FLOAT) {
 					/* `A[k] = (T)` becomes `A_f[k] = `; the value keeps its own rewrites */
 					writes++;
-					astra_edits_add_owned(&local, syn->toks[u].off, astra_syn_end(syn, close),
+					astra_syn_edit_owned(&local, syn->toks[u].off, astra_syn_end(syn, close),
 							      xasprintf("%s_f[%s] = ", name, k));
 					free(ty);
 					continue;
@@ -159,14 +159,14 @@ static int visit(struct astra_stmt *loop, void *data)
 			other++;
 		}
 		if (other || (reads && writes) || (!reads && !writes)) {
-			astra_edits_release(&local);
+			astra_syn_edits_release(&local);
 			free(elem);
 			free(name);
 			continue;
 		}
 		for (i = 0; i < local.nr; i++)
-			astra_edits_add(&h->edits, local.items[i].start, local.items[i].end, local.items[i].text);
-		astra_edits_release(&local);
+			astra_syn_edit(&h->edits, local.items[i].start, local.items[i].end, local.items[i].text);
+		astra_syn_edits_release(&local);
 		{
 			char *line = xasprintf("float %s_f[%ld];", name, ept);
 			char *unpack = reads ? xasprintf("%s<%ld>(%s_f, %s);", ASTRA_HELPER("unpack"), ept, name, name) : NULL;
@@ -185,7 +185,7 @@ static int visit(struct astra_stmt *loop, void *data)
 				size_t end = astra_syn_end(syn, loop->t1 - 1), ls = astra_syn_off(syn, loop->t0);
 				while (ls > 0 && h->rk->text[ls - 1] != '\n')
 					ls--;
-				astra_edits_add_owned(&h->edits, end, end,
+				astra_syn_edit_owned(&h->edits, end, end,
 						      xasprintf("\n%.*s%s<%ld>(%s, %s_f);", (int)(astra_syn_off(syn, loop->t0) - ls),
 								h->rk->text + ls, ASTRA_HELPER("pack"), ept, name, name));
 			}
@@ -235,17 +235,17 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	astra_syn_walk(rk->syn.body, visit, &h);
 	astra_facts_release(&f);
 	if (!h.count) {
-		astra_edits_release(&h.edits);
+		astra_syn_edits_release(&h.edits);
 		astra_buf_adds(why, "no vectorized chunk of __half/__nv_bfloat16 converted element by element to or "
 				    "from float (apply after vectorize, elems-per-thread)");
 		return 0;
 	}
 	if (astra_rk_edit(rk, &h.edits) < 0) {
-		astra_edits_release(&h.edits);
+		astra_syn_edits_release(&h.edits);
 		astra_buf_adds(why, "overlapping rewrites");
 		return -1;
 	}
-	astra_edits_release(&h.edits);
+	astra_syn_edits_release(&h.edits);
 	rk->helpers |= HELPER_H2;
 	return 1;
 }

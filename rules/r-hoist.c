@@ -31,7 +31,7 @@ static const char *const pure_fns[] = {
 struct hs {
 	struct astra_rk *rk;
 	struct astra_facts *f;
-	struct astra_edits edits;
+	struct astra_syn_edits edits;
 	int count;
 	int noalias;
 };
@@ -160,17 +160,17 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	astra_syn_walk(rk->syn.body, visit, &h);
 	astra_facts_release(&f);
 	if (!h.count) {
-		astra_edits_release(&h.edits);
+		astra_syn_edits_release(&h.edits);
 		astra_buf_adds(why, "no declaration in a loop body loads memory or calls a math function with a value "
 				    "that is the same in every iteration");
 		return 0;
 	}
 	if (astra_rk_edit(rk, &h.edits) < 0) {
-		astra_edits_release(&h.edits);
+		astra_syn_edits_release(&h.edits);
 		astra_buf_adds(why, "overlapping rewrites");
 		return -1;
 	}
-	astra_edits_release(&h.edits);
+	astra_syn_edits_release(&h.edits);
 	return 1;
 }
 

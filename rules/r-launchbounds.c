@@ -17,7 +17,7 @@
 
 static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 {
-	struct astra_edits edits = { NULL, 0, 0 };
+	struct astra_syn_edits edits = { NULL, 0, 0 };
 	long b = astra_rk_block_literal(rk);
 	(void)arg;
 	if (astra_rk_parse(rk) < 0) {
@@ -35,10 +35,10 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	}
 	if (astra_rk_claim_geometry(rk, why) < 0)
 		return 0;
-	astra_edits_add_owned(&edits, astra_syn_off(&rk->syn, rk->syn.name_tok), astra_syn_off(&rk->syn, rk->syn.name_tok),
+	astra_syn_edit_owned(&edits, astra_syn_off(&rk->syn, rk->syn.name_tok), astra_syn_off(&rk->syn, rk->syn.name_tok),
 			      xasprintf("__launch_bounds__(%ld) ", b));
 	astra_rk_edit(rk, &edits);
-	astra_edits_release(&edits);
+	astra_syn_edits_release(&edits);
 	return 1;
 }
 

@@ -18,7 +18,7 @@
 
 static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 {
-	struct astra_edits edits = { NULL, 0, 0 };
+	struct astra_syn_edits edits = { NULL, 0, 0 };
 	struct astra_syn *syn;
 	size_t i, seg, last_star = (size_t)-1;
 	int has_restrict = 0, count = 0;
@@ -45,7 +45,7 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 		}
 		if (i == syn->params1 || astra_syn_is(syn, i, ",")) {
 			if (last_star != (size_t)-1 && !has_restrict) {
-				astra_edits_add(&edits, astra_syn_end(syn, last_star), astra_syn_end(syn, last_star),
+				astra_syn_edit(&edits, astra_syn_end(syn, last_star), astra_syn_end(syn, last_star),
 						"__restrict__ ");
 				count++;
 			}
@@ -61,12 +61,12 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	}
 	(void)seg;
 	if (!count) {
-		astra_edits_release(&edits);
+		astra_syn_edits_release(&edits);
 		astra_buf_adds(why, "every pointer parameter is __restrict__ already (or there is none)");
 		return 0;
 	}
 	astra_rk_edit(rk, &edits);
-	astra_edits_release(&edits);
+	astra_syn_edits_release(&edits);
 	return 1;
 }
 

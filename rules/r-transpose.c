@@ -231,7 +231,7 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	{
 		char *Rp = astra_facts_to_params(&f, Rn), *Cp = astra_facts_to_params(&f, Cn);
 		struct astra_buf b = ASTRA_BUF_INIT;
-		struct astra_edits ed = { NULL, 0, 0 };
+		struct astra_syn_edits ed = { NULL, 0, 0 };
 		char *elem = xstrdup(pin->elem_type), *vt = astra_syn_text(syn, v->d.ty0, v->d.ty1);
 		char *rt = astra_syn_text(syn, lr->d.ty0, lr->d.ty1), *ct = astra_syn_text(syn, lc->d.ty0, lc->d.ty1);
 		char *load = astra_syn_text(syn, src->t0, src->t1), *lhs_t = astra_syn_text(syn, lhs->t0, lhs->t1);
@@ -250,12 +250,12 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 		}
 		{
 			/* the stored value with the source element read from the tile */
-			struct astra_edits ve = { NULL, 0, 0 };
+			struct astra_syn_edits ve = { NULL, 0, 0 };
 			struct astra_buf vb = ASTRA_BUF_INIT;
-			astra_edits_add(&ve, astra_syn_off(syn, src->t0), astra_syn_end(syn, src->t1 - 1),
+			astra_syn_edit(&ve, astra_syn_off(syn, src->t0), astra_syn_end(syn, src->t1 - 1),
 					"astra_tile[threadIdx.x][astra_j]");
 			astra_syn_apply(rk->text, astra_syn_off(syn, rhs->t0), astra_syn_end(syn, rhs->t1 - 1), &ve, &vb);
-			astra_edits_release(&ve);
+			astra_syn_edits_release(&ve);
 			val = astra_buf_detach(&vb, NULL);
 		}
 		astra_buf_addf(&b,
@@ -281,7 +281,7 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 			       "}",
 			       elem, rt, lr->name, ct, lc->name, lr->name, Rn, lc->name, Cn, vt, v->name, lr->name, Cn,
 			       lc->name, load, v->name, rt, lr->name, ct, lc->name, lr->name, Rn, lc->name, Cn, lhs_t, val);
-		astra_edits_add_owned(&ed, astra_syn_off(syn, body->t0), astra_syn_end(syn, body->t1 - 1),
+		astra_syn_edit_owned(&ed, astra_syn_off(syn, body->t0), astra_syn_end(syn, body->t1 - 1),
 				      astra_buf_detach(&b, NULL));
 		if (astra_rk_edit(rk, &ed) < 0) {
 			r = -1;
@@ -291,7 +291,7 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 			free(grid);
 			r = 1;
 		}
-		astra_edits_release(&ed);
+		astra_syn_edits_release(&ed);
 		free(Rp);
 		free(Cp);
 		free(elem);

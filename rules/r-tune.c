@@ -29,7 +29,7 @@ static const struct astra_tunable *find_tunable(const struct astra_rk *rk, const
 static char *substitute(const char *text, const char *name, const char *value, int *count)
 {
 	struct astra_syn syn;
-	struct astra_edits e = { NULL, 0, 0 };
+	struct astra_syn_edits e = { NULL, 0, 0 };
 	struct astra_buf b = ASTRA_BUF_INIT;
 	size_t i;
 	*count = 0;
@@ -41,11 +41,11 @@ static char *substitute(const char *text, const char *name, const char *value, i
 		if (i > 0 && (astra_syn_is(&syn, i - 1, ".") || astra_syn_is(&syn, i - 1, "->") ||
 			      astra_syn_is(&syn, i - 1, "::")))
 			continue;
-		astra_edits_add_owned(&e, syn.toks[i].off, syn.toks[i].off + syn.toks[i].len, xasprintf("(%s)", value));
+		astra_syn_edit_owned(&e, syn.toks[i].off, syn.toks[i].off + syn.toks[i].len, xasprintf("(%s)", value));
 		(*count)++;
 	}
 	astra_syn_apply(text, 0, strlen(text), &e, &b);
-	astra_edits_release(&e);
+	astra_syn_edits_release(&e);
 	astra_syn_release(&syn);
 	return astra_buf_detach(&b, NULL);
 }

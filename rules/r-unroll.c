@@ -23,7 +23,7 @@
 struct un {
 	struct astra_facts *f;
 	struct astra_rk *rk;
-	struct astra_edits *edits;
+	struct astra_syn_edits *edits;
 	int count;
 	struct astra_buf *why;
 };
@@ -141,7 +141,7 @@ static int visit(struct astra_stmt *s, void *data)
 static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 {
 	struct astra_facts f;
-	struct astra_edits edits = { NULL, 0, 0 };
+	struct astra_syn_edits edits = { NULL, 0, 0 };
 	struct un u;
 	(void)arg;
 	if (astra_facts_build(&f, rk) < 0) {
@@ -156,16 +156,16 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	astra_syn_walk(rk->syn.body, visit, &u);
 	astra_facts_release(&f);
 	if (!u.count) {
-		astra_edits_release(&edits);
+		astra_syn_edits_release(&edits);
 		astra_buf_adds(why, "no loop with a compile-time trip count (at most 32, or a template "
 				    "parameter/tunable bound) lacks #pragma unroll");
 		return 0;
 	}
 	if (astra_rk_edit(rk, &edits) < 0) {
-		astra_edits_release(&edits);
+		astra_syn_edits_release(&edits);
 		return -1;
 	}
-	astra_edits_release(&edits);
+	astra_syn_edits_release(&edits);
 	return 1;
 }
 

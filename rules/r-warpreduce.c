@@ -42,7 +42,7 @@ struct wr {
 	struct astra_rk *rk;
 	struct astra_facts f;
 	struct astra_syn *syn;
-	struct astra_edits edits;
+	struct astra_syn_edits edits;
 	unsigned helpers;
 	int count;
 	struct astra_buf *why;
@@ -249,7 +249,7 @@ static int visit_block(struct astra_stmt *blk, void *data)
 		}
 		tid = astra_syn_text(w->syn, e->a->b->t0, e->a->b->t1);
 		val = astra_syn_text(w->syn, e->b->t0, e->b->t1);
-		astra_edits_add_owned(&w->edits, astra_syn_off(w->syn, s1->t0), astra_syn_end(w->syn, s3->t1 - 1),
+		astra_syn_edit_owned(&w->edits, astra_syn_off(w->syn, s1->t0), astra_syn_end(w->syn, s3->t1 - 1),
 				      xasprintf("{\n\t\t%s astra_r = astra_" ASTRA_SFX "_bred_%s<%s>((%s)(%s));\n"
 						"\t\tif (%s == 0)\n\t\t\t%s[0] = astra_r;\n\t}\n\t__syncthreads();",
 						elem, astra_combine_name((enum astra_combine)comb), elem, elem, val, tid, sd));
@@ -284,7 +284,7 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	astra_syn_walk(rk->syn.body, visit_block, &w);
 	astra_facts_release(&w.f);
 	if (!w.count) {
-		astra_edits_release(&w.edits);
+		astra_syn_edits_release(&w.edits);
 		if (w.detail.len)
 			astra_buf_add(why, w.detail.buf, w.detail.len);
 		else
@@ -296,10 +296,10 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	}
 	astra_buf_release(&w.detail);
 	if (astra_rk_edit(rk, &w.edits) < 0) {
-		astra_edits_release(&w.edits);
+		astra_syn_edits_release(&w.edits);
 		return -1;
 	}
-	astra_edits_release(&w.edits);
+	astra_syn_edits_release(&w.edits);
 	rk->helpers |= w.helpers;
 	return 1;
 }

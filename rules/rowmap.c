@@ -17,7 +17,7 @@ struct rm {
 	struct astra_facts f;
 	struct astra_syn *syn;
 	int warp;
-	struct astra_edits edits;
+	struct astra_syn_edits edits;
 	char *lane;          /* name of the thread's index within the row */
 	const char *nt;      /* threads per row */
 	const char *sync;    /* fence between the row's threads */
@@ -503,18 +503,18 @@ static void spread(struct rm *m, struct astra_stmt *s, struct red *reds, size_t 
 	astra_syn_decls(syn, s->a0, s->a1, &d);
 	var = astra_syn_tokstr(syn, d[0].name);
 	if (d[0].init1 == d[0].init0 + 1 && astra_syn_is(syn, d[0].init0, "0"))
-		astra_edits_add(&m->edits, astra_syn_off(syn, d[0].init0), astra_syn_end(syn, d[0].init1 - 1), m->lane);
+		astra_syn_edit(&m->edits, astra_syn_off(syn, d[0].init0), astra_syn_end(syn, d[0].init1 - 1), m->lane);
 	else {
 		char *a = astra_syn_text(syn, d[0].init0, d[0].init1);
-		astra_edits_add_owned(&m->edits, astra_syn_off(syn, d[0].init0), astra_syn_end(syn, d[0].init1 - 1),
+		astra_syn_edit_owned(&m->edits, astra_syn_off(syn, d[0].init0), astra_syn_end(syn, d[0].init1 - 1),
 				      xasprintf("(%s) + %s", a, m->lane));
 		free(a);
 	}
-	astra_edits_add_owned(&m->edits, astra_syn_off(syn, s->c0), astra_syn_end(syn, s->c1 - 1),
+	astra_syn_edit_owned(&m->edits, astra_syn_off(syn, s->c0), astra_syn_end(syn, s->c1 - 1),
 			      xasprintf("%s += %s", var, m->nt));
 	for (k = 0; k < nr_reds; k++) {
 		if (reds[k].is_sum)
-			astra_edits_add_owned(&m->edits, astra_syn_off(syn, s->t0), astra_syn_off(syn, s->t0),
+			astra_syn_edit_owned(&m->edits, astra_syn_off(syn, s->t0), astra_syn_off(syn, s->t0),
 					      xasprintf("if (%s != 0)\n%s\t%s = 0;\n%s", m->lane, ind, reds[k].name, ind));
 		astra_buf_addf(&after, "\n%s%s = astra_" ASTRA_SFX "_%s_%s(%s);", ind, reds[k].name,
 			       m->warp ? "wred" : "bred", astra_combine_name(reds[k].comb), reds[k].name);
@@ -525,7 +525,7 @@ static void spread(struct rm *m, struct astra_stmt *s, struct red *reds, size_t 
 		astra_buf_addf(&after, "\n%s%s", ind, m->sync);
 	mem_release(&mm);
 	if (after.len)
-		astra_edits_add_owned(&m->edits, astra_syn_end(syn, s->t1 - 1), astra_syn_end(syn, s->t1 - 1),
+		astra_syn_edit_owned(&m->edits, astra_syn_end(syn, s->t1 - 1), astra_syn_end(syn, s->t1 - 1),
 				      astra_buf_detach(&after, NULL));
 	astra_buf_release(&after);
 	m->distributed++;
@@ -539,11 +539,11 @@ static void one_thread(struct rm *m, struct astra_stmt *a, struct astra_stmt *b,
 {
 	char *ind = ind_text(m, astra_syn_off(m->syn, a->t0));
 	size_t from = astra_syn_off(m->syn, a->t0), to = astra_syn_end(m->syn, b->t1 - 1), o;
-	astra_edits_add_owned(&m->edits, from, from, xasprintf("if (%s == 0) {\n%s\t", m->lane, ind));
+	astra_syn_edit_owned(&m->edits, from, from, xasprintf("if (%s == 0) {\n%s\t", m->lane, ind));
 	for (o = from; o < to; o++)
 		if (m->rk->text[o] == '\n' && m->rk->text[o + 1] != '\n')
-			astra_edits_add(&m->edits, o + 1, o + 1, "\t");
-	astra_edits_add_owned(&m->edits, to, to, fence ? xasprintf("\n%s}\n%s%s", ind, ind, m->sync) : xasprintf("\n%s}", ind));
+			astra_syn_edit(&m->edits, o + 1, o + 1, "\t");
+	astra_syn_edit_owned(&m->edits, to, to, fence ? xasprintf("\n%s}\n%s%s", ind, ind, m->sync) : xasprintf("\n%s}", ind));
 	free(ind);
 }
 
@@ -775,9 +775,9 @@ int astra_rowmap_apply(struct astra_rk *rk, int warp, struct astra_buf *why)
 	{
 		char *ty = astra_syn_text(m.syn, row->d.ty0, row->d.ty1);
 		char *ind = ind_text(&m, astra_syn_off(m.syn, row->stmt->t0));
-		astra_edits_add_owned(&m.edits, astra_syn_off(m.syn, row->d.init0), astra_syn_end(m.syn, row->d.init1 - 1),
+		astra_syn_edit_owned(&m.edits, astra_syn_off(m.syn, row->d.init0), astra_syn_end(m.syn, row->d.init1 - 1),
 				      warp ? xstrdup("(int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5)") : xstrdup("blockIdx.x"));
-		astra_edits_add_owned(&m.edits, astra_syn_end(m.syn, row->stmt->t1 - 1), astra_syn_end(m.syn, row->stmt->t1 - 1),
+		astra_syn_edit_owned(&m.edits, astra_syn_end(m.syn, row->stmt->t1 - 1), astra_syn_end(m.syn, row->stmt->t1 - 1),
 				      xasprintf("\n%sconst int %s = %s;", ind, m.lane, warp ? "threadIdx.x & 31" : "threadIdx.x"));
 		free(ty);
 		free(ind);
@@ -799,7 +799,7 @@ out:
 	free(rowsp);
 	free(m.lane);
 	astra_buf_release(&m.loop_why);
-	astra_edits_release(&m.edits);
+	astra_syn_edits_release(&m.edits);
 	astra_facts_release(&m.f);
 	return r;
 }

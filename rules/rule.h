@@ -80,17 +80,17 @@ int astra_rk_parse(struct astra_rk *rk);
 /* Replace the text (takes ownership); the parse is redone on demand. */
 void astra_rk_set_text(struct astra_rk *rk, char *text);
 /* Apply edits (byte ranges of the current text) to the text; 0, or -1 when they overlap. */
-int astra_rk_edit(struct astra_rk *rk, const struct astra_edits *e);
+int astra_rk_edit(struct astra_rk *rk, const struct astra_syn_edits *e);
 /*
  * An edit inserting `line` (no newline) on a line of its own just before
  * byte off, indented like the line holding off.
  */
-void astra_rk_edit_line_before(const struct astra_rk *rk, size_t off, const char *line, struct astra_edits *e);
+void astra_rk_edit_line_before(const struct astra_rk *rk, size_t off, const char *line, struct astra_syn_edits *e);
 /*
  * An edit deleting text[start, end) of `text`; when that leaves its line
  * blank, the whole line goes.
  */
-void astra_edit_delete(const char *text, size_t start, size_t end, struct astra_edits *e);
+void astra_edit_delete(const char *text, size_t start, size_t end, struct astra_syn_edits *e);
 /* Replace the launch geometry (copies; NULL keeps a field) and mark it the variant's own. */
 void astra_rk_set_launch(struct astra_rk *rk, const char *grid, const char *block, const char *shmem);
 

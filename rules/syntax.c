@@ -1299,7 +1299,7 @@ char *astra_expr_rewrite(struct astra_syn *syn, struct astra_expr *e, astra_expr
 
 /* ------------------------------------------------------------------ edits */
 
-void astra_edits_add_owned(struct astra_edits *e, size_t start, size_t end, char *text)
+void astra_syn_edit_owned(struct astra_syn_edits *e, size_t start, size_t end, char *text)
 {
 	ALLOC_GROW(e->items, e->nr + 1, e->alloc);
 	e->items[e->nr].start = start;
@@ -1308,12 +1308,12 @@ void astra_edits_add_owned(struct astra_edits *e, size_t start, size_t end, char
 	e->nr++;
 }
 
-void astra_edits_add(struct astra_edits *e, size_t start, size_t end, const char *text)
+void astra_syn_edit(struct astra_syn_edits *e, size_t start, size_t end, const char *text)
 {
-	astra_edits_add_owned(e, start, end, xstrdup(text));
+	astra_syn_edit_owned(e, start, end, xstrdup(text));
 }
 
-void astra_edits_release(struct astra_edits *e)
+void astra_syn_edits_release(struct astra_syn_edits *e)
 {
 	size_t i;
 	for (i = 0; i < e->nr; i++)
@@ -1324,7 +1324,7 @@ void astra_edits_release(struct astra_edits *e)
 
 static int edit_cmp(const void *a, const void *b)
 {
-	const struct astra_edit *x = *(struct astra_edit *const *)a, *y = *(struct astra_edit *const *)b;
+	const struct astra_syn_edit *x = *(struct astra_syn_edit *const *)a, *y = *(struct astra_syn_edit *const *)b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	if (x->end != y->end)
@@ -1332,10 +1332,10 @@ static int edit_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int astra_syn_apply(const char *text, size_t from, size_t to, const struct astra_edits *e,
+int astra_syn_apply(const char *text, size_t from, size_t to, const struct astra_syn_edits *e,
 		    struct astra_buf *out)
 {
-	struct astra_edit **v = xmalloc((e->nr + 1) * sizeof(*v));
+	struct astra_syn_edit **v = xmalloc((e->nr + 1) * sizeof(*v));
 	size_t i, n = 0, pos = from;
 	for (i = 0; i < e->nr; i++)
 		if (e->items[i].start >= from && e->items[i].end <= to)

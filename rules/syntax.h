@@ -201,21 +201,21 @@ int astra_syn_walk(struct astra_stmt *s, astra_stmt_fn fn, void *data);
  * text of [from, to) with every edit inside that range applied (edits must
  * not overlap; an insertion has start == end) and appends it to out.
  */
-struct astra_edit {
+struct astra_syn_edit {
 	size_t start, end;
 	char *text;
 };
 
-struct astra_edits {
-	struct astra_edit *items;
+struct astra_syn_edits {
+	struct astra_syn_edit *items;
 	size_t nr, alloc;
 };
 
-void astra_edits_add(struct astra_edits *e, size_t start, size_t end, const char *text);
-void astra_edits_add_owned(struct astra_edits *e, size_t start, size_t end, char *text);
-void astra_edits_release(struct astra_edits *e);
+void astra_syn_edit(struct astra_syn_edits *e, size_t start, size_t end, const char *text);
+void astra_syn_edit_owned(struct astra_syn_edits *e, size_t start, size_t end, char *text);
+void astra_syn_edits_release(struct astra_syn_edits *e);
 /* Returns -1 when two edits overlap. */
-int astra_syn_apply(const char *text, size_t from, size_t to, const struct astra_edits *e,
+int astra_syn_apply(const char *text, size_t from, size_t to, const struct astra_syn_edits *e,
 		    struct astra_buf *out);
 
 #endif

@@ -9,7 +9,15 @@ check_PROGRAMS += \
 	testsuite/unit/test-pragma \
 	testsuite/unit/test-includes \
 	testsuite/unit/test-key \
-	testsuite/unit/test-candidate
+	testsuite/unit/test-candidate \
+	testsuite/unit/test-manifest \
+	testsuite/unit/test-store \
+	testsuite/helpers/cache-tool \
+	testsuite/unit/test-rewrite \
+	testsuite/unit/test-substitute \
+	testsuite/unit/test-screen \
+	testsuite/unit/test-harness \
+	testsuite/unit/test-profile
 
 check_PROGRAMS += testsuite/unit/test-rules-syntax
 testsuite_unit_test_rules_syntax_SOURCES = testsuite/unit/test-rules-syntax.c testsuite/unit/unit.h
@@ -22,6 +30,9 @@ testsuite_unit_test_planner_LDADD = $(ASTRA_LIBS)
 check_PROGRAMS += testsuite/unit/rules-apply
 testsuite_unit_rules_apply_SOURCES = testsuite/unit/rules-apply.c
 testsuite_unit_rules_apply_LDADD = $(ASTRA_LIBS)
+check_PROGRAMS += \
+	testsuite/unit/test-llm-answer \
+	testsuite/unit/test-llm-client
 
 testsuite_unit_test_buf_SOURCES = testsuite/unit/test-buf.c testsuite/unit/unit.h
 testsuite_unit_test_buf_LDADD = $(ASTRA_LIBS)
@@ -37,8 +48,38 @@ testsuite_unit_test_key_SOURCES = testsuite/unit/test-key.c testsuite/unit/unit.
 testsuite_unit_test_key_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_candidate_SOURCES = testsuite/unit/test-candidate.c testsuite/unit/unit.h
 testsuite_unit_test_candidate_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_manifest_SOURCES = testsuite/unit/test-manifest.c testsuite/unit/unit.h
+testsuite_unit_test_manifest_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_store_SOURCES = testsuite/unit/test-store.c testsuite/unit/unit.h
+testsuite_unit_test_store_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_rewrite_SOURCES = testsuite/unit/test-rewrite.c testsuite/unit/unit.h
+testsuite_unit_test_rewrite_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_substitute_SOURCES = testsuite/unit/test-substitute.c testsuite/unit/unit.h
+testsuite_unit_test_substitute_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_screen_SOURCES = testsuite/unit/test-screen.c testsuite/unit/unit.h
+testsuite_unit_test_screen_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_harness_SOURCES = testsuite/unit/test-harness.c testsuite/unit/unit.h testsuite/unit/kernel-fixture.h
+testsuite_unit_test_harness_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_profile_SOURCES = testsuite/unit/test-profile.c testsuite/unit/unit.h
+testsuite_unit_test_profile_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_llm_answer_SOURCES = testsuite/unit/test-llm-answer.c testsuite/unit/unit.h
+testsuite_unit_test_llm_answer_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_llm_client_SOURCES = testsuite/unit/test-llm-client.c testsuite/unit/unit.h
+testsuite_unit_test_llm_client_LDADD = $(ASTRA_LIBS)
 
-EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
+# Test helpers for the LLM client: a stub chat-completions server and a
+# driver that runs the "llm" optimizer's rounds (cases in testsuite/cases/llm).
+check_PROGRAMS += testsuite/lib/stub-chat testsuite/lib/llm-propose
+testsuite_lib_stub_chat_SOURCES = testsuite/lib/stub-chat.c
+testsuite_lib_stub_chat_LDADD = $(ASTRA_LIBS)
+testsuite_lib_llm_propose_SOURCES = testsuite/lib/llm-propose.c
+testsuite_lib_llm_propose_LDADD = $(ASTRA_LIBS)
+
+# Drives the cache API from the shell (testsuite/cases/cache/, bench/).
+testsuite_helpers_cache_tool_SOURCES = testsuite/helpers/cache-tool.c
+testsuite_helpers_cache_tool_LDADD = $(ASTRA_LIBS)
+
+EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus
 
 ## Fuzz targets: testsuite/fuzz/fuzz-NAME.c defines LLVMFuzzerTestOneInput.
 ## With --enable-fuzzers (CC=clang) they are libFuzzer programs; otherwise
@@ -65,6 +106,18 @@ testsuite_fuzz_fuzz_pragma_SOURCES = testsuite/fuzz/fuzz-pragma.c passes/pragma.
 testsuite_fuzz_fuzz_pragma_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
 testsuite_fuzz_fuzz_pragma_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 testsuite_fuzz_fuzz_pragma_LDADD = $(FUZZ_LDADD)
+
+check_PROGRAMS += testsuite/fuzz/fuzz-manifest
+testsuite_fuzz_fuzz_manifest_SOURCES = testsuite/fuzz/fuzz-manifest.c cache/manifest.c
+testsuite_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
+testsuite_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+testsuite_fuzz_fuzz_manifest_LDADD = $(FUZZ_LDADD)
+check_PROGRAMS += testsuite/fuzz/fuzz-llm-response
+testsuite_fuzz_fuzz_llm_response_SOURCES = testsuite/fuzz/fuzz-llm-response.c \
+	agents/llm-answer.c agents/provider-openai.c agents/llm.c
+testsuite_fuzz_fuzz_llm_response_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
+testsuite_fuzz_fuzz_llm_response_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+testsuite_fuzz_fuzz_llm_response_LDADD = $(FUZZ_LDADD)
 
 TEST_ENV = srcdir="$(abs_top_srcdir)" builddir="$(abs_top_builddir)" \
 	ASTRA_CC="$(abs_top_builddir)/astra-cc/astra-cc" NVCC="$(NVCC_PATH)"

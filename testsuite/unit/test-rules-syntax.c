@@ -55,7 +55,7 @@ int main(void)
 	struct astra_syn *syn, lex;
 	struct astra_expr *e;
 	struct astra_decl *d = NULL;
-	struct astra_edits ed = { NULL, 0, 0 };
+	struct astra_syn_edits ed = { NULL, 0, 0 };
 	struct astra_buf b = ASTRA_BUF_INIT;
 	const struct astra_local *l;
 	int kinds[STMT_OTHER + 1];
@@ -132,14 +132,14 @@ int main(void)
 	CHECK(astra_syn_expr(syn, 0, 0) == NULL);
 
 	/* edits */
-	astra_edits_add(&ed, 0, 1, "X");
-	astra_edits_add(&ed, 3, 3, "++");
+	astra_syn_edit(&ed, 0, 1, "X");
+	astra_syn_edit(&ed, 3, 3, "++");
 	CHECK(astra_syn_apply("abcdef", 0, 6, &ed, &b) == 0);
 	CHECK_STR(b.buf, "Xbc++def");
-	astra_edits_add(&ed, 2, 4, "!");
+	astra_syn_edit(&ed, 2, 4, "!");
 	astra_buf_reset(&b);
 	CHECK(astra_syn_apply("abcdef", 0, 6, &ed, &b) < 0); /* overlap */
-	astra_edits_release(&ed);
+	astra_syn_edits_release(&ed);
 	astra_buf_release(&b);
 
 	/* pragma shapes evaluate for heuristics */
