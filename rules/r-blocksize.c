@@ -155,7 +155,7 @@ const struct astra_rule astra_rule_block_size = {
 	.name = "block-size",
 	.summary = "a sweep over the block size (64..1024) of kernels whose grid does not depend on it",
 	.flags = RULE_SWEEP | RULE_GEOMETRY,
-	.stage = 85,
+	.stage = 35,
 	.args = args,
 	.apply = apply,
 };
