@@ -198,7 +198,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 	double best_speedup = 1.0, best_bw = 0;
 	struct astra_profile baseline = { 0 };
 	int have_baseline = 0, round, cc = 0;
-	double t0 = astra_now();
+	double t0 = astra_now(), last_round = 0, round_t0;
 	struct loop l = { tu, k, cl, opts };
 	unsigned long long seed = 0x5eed0000ull;
 
@@ -234,12 +234,18 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		int improved = 0, ret;
 		size_t big;
 
-		if (round > 0 && astra_now() - t0 > budget) {
-			astra_vec_pushf(&res->log, "stopped: time budget of %.0f s spent", budget);
+		/*
+		 * Another round and the confirmation must fit the budget: the
+		 * last round's duration predicts this one's, and confirming
+		 * costs about half of one.
+		 */
+		if (round > 0 && astra_now() - t0 + 1.5 * last_round > budget) {
+			astra_vec_pushf(&res->log, "stopped: another round would overrun the time budget of %.0f s", budget);
 			free(cands);
 			free(names);
 			break;
 		}
+		round_t0 = astra_now();
 		progress(opts, k, round, 0, best_speedup, "proposing");
 		for (i = 0; i < nr_ops && n < max_cands; i++) {
 			struct astra_variant *got = xcalloc(max_cands - n, sizeof(*got));
@@ -299,6 +305,8 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 			free(names);
 			goto out;
 		}
+		astra_vec_pushf(&res->log, "round %d: %zu candidates: compile %.1f s, runs %.1f s (%d program runs)", round, n,
+				vr.compile_seconds, vr.run_seconds, vr.program_runs);
 		cc = vr.cc;
 		big = largest_case(&vr);
 		baseline = vr.baseline[big].prof;
@@ -338,6 +346,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 			astra_verify_result_release(&res->evidence);
 		res->evidence = vr;
 		res->have_evidence = 1;
+		last_round = astra_now() - round_t0;
 		progress(opts, k, round, n, best_speedup, "judged");
 		if (!improved && round > 0) {
 			astra_vec_pushf(&res->log, "stopped: round %d brought no gain", round);

@@ -688,7 +688,13 @@ int astra_warmup_cmd(int argc, char **argv)
 		astra_json_set_num(doc, "cc", o.gpu.cc);
 		astra_json_set_str(doc, "driver", o.gpu.driver);
 		astra_key_nvcc_version(nvcc, astra_config_str(ASTRA_CFG_DIR), &version);
-		astra_json_set_str(doc, "nvcc", version.buf);
+		{
+			/* "Cuda compilation tools, release 13.0, V13.0.88" -> "13.0.88" */
+			const char *v = strstr(version.buf, ", V");
+			char *rel = v ? xstrndup(v + 3, strcspn(v + 3, " \n")) : xstrdup(version.buf);
+			astra_json_set_str(doc, "nvcc", rel);
+			free(rel);
+		}
 		astra_json_set_str(doc, "astra_cc", PACKAGE_VERSION);
 		for (i = 0; i < nrows; i++) {
 			astra_json_push(arr, rows[i]);

@@ -21,3 +21,11 @@ bench_bench_extract_SOURCES = bench/bench-extract.c
 bench_bench_extract_LDADD = $(ASTRA_LIBS)
 CLEANFILES += $(EXTRA_PROGRAMS)
 EXTRA_DIST += bench/bench-extract.sh
+
+# The main benchmark (GPU): the rules engine on the suite, from an empty
+# cache; JSON and a markdown table in bench/results/.
+bench: all
+	builddir="$(abs_top_builddir)" $(SHELL) $(srcdir)/bench/run-suite -o $(srcdir)/bench/results
+
+.PHONY: bench
+EXTRA_DIST += bench/run-suite

@@ -22,6 +22,7 @@
 
 #include <clang-c/Index.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,17 +126,15 @@ static const struct {
 #define clang_tokenize (*p_clang_tokenize)
 #define clang_visitChildren (*p_clang_visitChildren)
 
-/* Load libclang once; 0, or -1 (logged) when it cannot be loaded. */
-static int libclang_load(void)
+static int libclang_state; /* 1: loaded, -1: cannot be loaded */
+
+static void libclang_open(void)
 {
-	static int state; /* 0: not tried, 1: loaded, -1: failed */
 	const char *candidates[4];
 	void *h = NULL;
 	size_t i, n = 0;
 
-	if (state)
-		return state > 0 ? 0 : -1;
-	state = -1;
+	libclang_state = -1;
 	if (getenv("ASTRA_CC_LIBCLANG") && *getenv("ASTRA_CC_LIBCLANG"))
 		candidates[n++] = getenv("ASTRA_CC_LIBCLANG");
 	candidates[n++] = ASTRA_LIBCLANG_PATH;
@@ -143,15 +142,26 @@ static int libclang_load(void)
 	candidates[n++] = "libclang.so.1";
 	for (i = 0; i < n && !h; i++)
 		h = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return error("cannot load libclang (%s): %s", ASTRA_LIBCLANG_PATH, dlerror());
+	if (!h) {
+		error("cannot load libclang (%s): %s", ASTRA_LIBCLANG_PATH, dlerror());
+		return;
+	}
 	for (i = 0; i < ARRAY_SIZE(libclang_symbols); i++) {
 		*libclang_symbols[i].slot = dlsym(h, libclang_symbols[i].name);
-		if (!*libclang_symbols[i].slot)
-			return error("libclang lacks %s", libclang_symbols[i].name);
+		if (!*libclang_symbols[i].slot) {
+			error("libclang lacks %s", libclang_symbols[i].name);
+			return;
+		}
 	}
-	state = 1;
-	return 0;
+	libclang_state = 1;
+}
+
+/* Load libclang once (thread-safe); 0, or -1 (logged) when it cannot be loaded. */
+static int libclang_load(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, libclang_open);
+	return libclang_state > 0 ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ the file model */

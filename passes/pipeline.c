@@ -134,8 +134,7 @@ static void queue_for_warmup(struct astra_cache *cache, const struct astra_invoc
 	it.source = xstrdup(inv->cl.inputs.v[0]);
 	it.cwd = xstrdup(getcwd(cwd, sizeof(cwd)) ? cwd : ".");
 	astra_vec_pushv(&it.argv, inv->argv.v, inv->argv.nr);
-	if (astra_cache_queue_add(cache, &it) == 0)
-		astra_stats_inc(ASTRA_STAT_QUEUED);
+	astra_cache_queue_add(cache, &it); /* counts ASTRA_STAT_QUEUED */
 	astra_warmup_item_release(&it);
 }
 

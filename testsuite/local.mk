@@ -107,6 +107,13 @@ testsuite_fuzz_fuzz_pragma_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
 testsuite_fuzz_fuzz_pragma_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 testsuite_fuzz_fuzz_pragma_LDADD = $(FUZZ_LDADD)
 
+check_PROGRAMS += testsuite/fuzz/fuzz-extract
+testsuite_fuzz_fuzz_extract_SOURCES = testsuite/fuzz/fuzz-extract.c passes/extract.c passes/pragma.c \
+	passes/includes.c passes/kernel.c cache/key.c
+testsuite_fuzz_fuzz_extract_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
+testsuite_fuzz_fuzz_extract_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+testsuite_fuzz_fuzz_extract_LDADD = $(FUZZ_LDADD)
+
 check_PROGRAMS += testsuite/fuzz/fuzz-manifest
 testsuite_fuzz_fuzz_manifest_SOURCES = testsuite/fuzz/fuzz-manifest.c cache/manifest.c
 testsuite_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
