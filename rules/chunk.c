@@ -31,6 +31,7 @@ struct access {
 	struct astra_expr *e;   /* the INDEX node */
 	int read, write, cond;
 	int group;
+	int lane;               /* stride-2 groups: which element of the pair (0, 1) */
 };
 
 struct group {
@@ -44,6 +45,8 @@ struct group {
 	int ldg;
 	int cached;             /* the register cache slot for this data, -1: none */
 	int first;              /* cached: this loop loads the slot (later loops reuse it) */
+	int stride;             /* 1, or 2 for interleaved pairs x[2*i], x[2*i+1] */
+	int lanes_read, lanes_written; /* stride 2: bit 0 and bit 1 for the pair's elements */
 	char *reg;              /* register array to index with [k]; NULL: <pfx>_v<group> */
 };
 
@@ -515,8 +518,44 @@ static int add_group(struct ck *c, const struct astra_param *p, char *base, char
 	u->groups[i].key = xstrdup(key);
 	u->groups[i].elem = xstrdup(p->elem_type ? p->elem_type : "char");
 	u->groups[i].cached = -1;
+	u->groups[i].stride = 1;
 	u->nr_groups++;
 	return i;
+}
+
+/*
+ * An index `2 * X + c` (c 0 or 1; also X * 2, c + 2 * X) with X the loop
+ * index plus an invariant: the pair layout of GPT-J rotary.  Returns X and
+ * sets *lane, or NULL.
+ */
+static struct astra_expr *pair_index(struct ck *c, struct astra_expr *e, int *lane)
+{
+	const struct astra_syn *syn = c->syn;
+	struct astra_expr *m = e;
+	*lane = 0;
+	while (m->kind == EX_PAREN)
+		m = m->a;
+	if (m->kind == EX_BINARY && astra_syn_is(syn, m->op, "+")) {
+		struct astra_expr *a = m->a, *b = m->b;
+		if (b->kind == EX_LIT && astra_syn_is(syn, b->t0, "1")) {
+			*lane = 1;
+			m = a;
+		} else if (a->kind == EX_LIT && astra_syn_is(syn, a->t0, "1")) {
+			*lane = 1;
+			m = b;
+		} else {
+			return NULL;
+		}
+		while (m->kind == EX_PAREN)
+			m = m->a;
+	}
+	if (m->kind != EX_BINARY || !astra_syn_is(syn, m->op, "*"))
+		return NULL;
+	if (m->a->kind == EX_LIT && astra_syn_is(syn, m->a->t0, "2") && cls(c, m->b) == C_UNIT)
+		return m->b;
+	if (m->b->kind == EX_LIT && astra_syn_is(syn, m->b->t0, "2") && cls(c, m->a) == C_UNIT)
+		return m->a;
+	return NULL;
 }
 
 static int visit_expr(struct astra_expr *e, void *data)
@@ -604,6 +643,46 @@ static int visit_expr(struct astra_expr *e, void *data)
 	}
 	a.cond = stmt_cond(c, col->owner) || expr_cond(syn, e);
 	ik = cls(c, e->b);
+	if (ik == C_VARY && k == C_INV) {
+		int lane;
+		struct astra_expr *x = pair_index(c, e->b, &lane);
+		if (x) {
+			struct astra_buf kb = ASTRA_BUF_INIT;
+			size_t i;
+			char *t = expand(c, x, "@I0@");
+			idx = xasprintf("%s2 * (%s)", extra.buf, t);
+			free(t);
+			for (i = 0; idx[i]; i++)
+				if (idx[i] != ' ' && idx[i] != '\t' && idx[i] != '\n')
+					astra_buf_addch(&kb, idx[i]);
+			key = xasprintf("%s|pair|%s", p->name, kb.buf);
+			astra_buf_release(&kb);
+			a.group = add_group(c, p, base, idx, key);
+			free(key);
+			a.lane = lane;
+			if (a.group >= 0) {
+				struct group *g = &u->groups[a.group];
+				g->stride = 2;
+				g->reads += a.read;
+				g->writes += a.write;
+				g->uncond_reads += a.read && !a.cond;
+				g->cond_writes += a.write && a.cond;
+				if (a.read)
+					g->lanes_read |= 1 << lane;
+				if (a.write && !a.cond)
+					g->lanes_written |= 1 << lane;
+			}
+			astra_buf_release(&extra);
+			if (a.group < 0) {
+				c->fail = 1;
+				astra_buf_adds(c->why, "too many distinct memory accesses in the loop");
+				return 1;
+			}
+			ALLOC_GROW(u->acc, u->nr_acc + 1, u->alloc_acc);
+			u->acc[u->nr_acc++] = a;
+			return 0;
+		}
+	}
 	if (ik == C_VARY || (ik == C_UNIT && k == C_UNIT))
 		k = C_VARY;
 	else if (ik == C_UNIT)
@@ -948,8 +1027,18 @@ static int analyse(struct ck *c)
 				       g->param->name);
 			return -1;
 		}
+		if (g->stride == 2 && ((g->lanes_read | g->lanes_written) != 3 ||
+				       (g->writes && g->lanes_written != 3 && !g->reads))) {
+			/* a pair whose other element the original never touches: it may lie past the buffer */
+			if (written) {
+				astra_buf_addf(c->why, "%s is written in pairs of which one element is never accessed",
+					       g->param->name);
+				return -1;
+			}
+			continue;
+		}
 		if (g->writes)
-			g->mode = (g->reads || g->cond_writes) ? 'X' : 'W';
+			g->mode = (g->reads || g->cond_writes || (g->stride == 2 && g->lanes_written != 3)) ? 'X' : 'W';
 		else if (g->uncond_reads)
 			g->mode = 'R';
 		else if (written) {
@@ -1013,7 +1102,7 @@ static char *addr(struct group *g, const char *i0)
 
 static char *bytes_expr(struct ck *c, struct group *g)
 {
-	return xasprintf("%d * (int)sizeof(%s)", c->ept, g->elem);
+	return xasprintf("%d * (int)sizeof(%s)", c->ept * g->stride, g->elem);
 }
 
 /* Chunk-wide conditions: whole chunk and divisions that keep it in one row. */
@@ -1060,7 +1149,8 @@ static void align_cond(struct ck *c, const char *i0, struct astra_buf *b)
 				continue;
 			ax = addr(x, i0);
 			ay = addr(y, i0);
-			astra_buf_addf(b, " &&\n\t\t    ((%s) - (%s) >= %d || (%s) - (%s) >= %d)", ax, ay, c->ept, ay, ax, c->ept);
+			astra_buf_addf(b, " &&\n\t\t    ((%s) - (%s) >= %d || (%s) - (%s) >= %d)", ax, ay, c->ept * y->stride, ay, ax,
+				       c->ept * x->stride);
 			free(ax);
 			free(ay);
 		}
@@ -1153,7 +1243,10 @@ static int body_text2(struct ck *c, const char *elem_k, struct astra_buf *out, i
 					inside = 1; /* the statement goes as a whole */
 			if (inside)
 				continue;
-			if (u->groups[a->group].reg)
+			if (u->groups[a->group].stride == 2)
+				astra_syn_edit_owned(&e, astra_syn_off(c->syn, a->e->t0), astra_syn_end(c->syn, a->e->t1 - 1),
+						      xasprintf("%s_v%d[2 * %s + %d]", c->pfx, a->group, elem_k, a->lane));
+			else if (u->groups[a->group].reg)
 				astra_syn_edit_owned(&e, astra_syn_off(c->syn, a->e->t0), astra_syn_end(c->syn, a->e->t1 - 1),
 						      xasprintf("%s[%s]", u->groups[a->group].reg, elem_k));
 			else
@@ -1335,7 +1428,7 @@ static int gen_vector(struct ck *c, const char *i0, int ind, struct astra_buf *b
 		if (!g->mode)
 			continue;
 		indent(b, ind);
-		astra_buf_addf(b, "alignas(16) %s %s_v%d[%d];\n", g->elem, c->pfx, gi, c->ept);
+		astra_buf_addf(b, "alignas(16) %s %s_v%d[%d];\n", g->elem, c->pfx, gi, c->ept * g->stride);
 		if (g->mode == 'R' || g->mode == 'X') {
 			char *a = addr(g, i0);
 			by = bytes_expr(c, g);
@@ -1878,8 +1971,11 @@ static int apply_cache(struct ck *c, struct astra_stmt **loops, size_t nr)
 		c->why = &why;
 		c->fail = 0;
 		if (analyse(c) == 0 && units[i].vectorized && !units[i].divisors.nr) {
-			int e = choose_ept(c);
+			int e = choose_ept(c), gq;
 			in[i] = e > 1;
+			for (gq = 0; gq < units[i].nr_groups; gq++)
+				if (units[i].groups[gq].mode && units[i].groups[gq].stride != 1)
+					in[i] = 0;
 			if (e > ept)
 				ept = e;
 		}

@@ -160,11 +160,72 @@ static void add_block(struct astra_buf *out, enum astra_combine c)
 	astra_buf_release(&c2);
 }
 
+static const char h2_text[] =
+	"/* astra-cc rules: N conversions between T and float (pairwise overloads below) */\n"
+	"template <int N, typename T>\n"
+	"__device__ __forceinline__ void astra_@_unpack(float *d, const T *s)\n"
+	"{\n"
+	"#pragma unroll\n"
+	"\tfor (int i = 0; i < N; ++i)\n"
+	"\t\td[i] = (float)s[i];\n"
+	"}\n\n"
+	"template <int N, typename T>\n"
+	"__device__ __forceinline__ void astra_@_pack(T *d, const float *s)\n"
+	"{\n"
+	"#pragma unroll\n"
+	"\tfor (int i = 0; i < N; ++i)\n"
+	"\t\td[i] = (T)s[i];\n"
+	"}\n\n";
+
+static const char h2_half_text[] =
+	"template <int N>\n"
+	"__device__ __forceinline__ void astra_@_unpack(float *d, const __half *s)\n"
+	"{\n"
+	"#pragma unroll\n"
+	"\tfor (int i = 0; i < N; i += 2) {\n"
+	"\t\tconst float2 f = __half22float2(*reinterpret_cast<const __half2 *>(s + i));\n"
+	"\t\td[i] = f.x;\n"
+	"\t\td[i + 1] = f.y;\n"
+	"\t}\n"
+	"}\n\n"
+	"template <int N>\n"
+	"__device__ __forceinline__ void astra_@_pack(__half *d, const float *s)\n"
+	"{\n"
+	"#pragma unroll\n"
+	"\tfor (int i = 0; i < N; i += 2)\n"
+	"\t\t*reinterpret_cast<__half2 *>(d + i) = __floats2half2_rn(s[i], s[i + 1]);\n"
+	"}\n\n";
+
+static const char h2_bf16_text[] =
+	"template <int N>\n"
+	"__device__ __forceinline__ void astra_@_unpack(float *d, const __nv_bfloat16 *s)\n"
+	"{\n"
+	"#pragma unroll\n"
+	"\tfor (int i = 0; i < N; i += 2) {\n"
+	"\t\tconst float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(s + i));\n"
+	"\t\td[i] = f.x;\n"
+	"\t\td[i + 1] = f.y;\n"
+	"\t}\n"
+	"}\n\n"
+	"template <int N>\n"
+	"__device__ __forceinline__ void astra_@_pack(__nv_bfloat16 *d, const float *s)\n"
+	"{\n"
+	"#pragma unroll\n"
+	"\tfor (int i = 0; i < N; i += 2)\n"
+	"\t\t*reinterpret_cast<__nv_bfloat162 *>(d + i) = __floats2bfloat162_rn(s[i], s[i + 1]);\n"
+	"}\n\n";
+
 void astra_helpers_text(unsigned set, struct astra_buf *out)
 {
 	int c;
 	if (set & HELPER_VEC)
 		add_tmpl(out, vec_text);
+	if (set & HELPER_H2)
+		add_tmpl(out, h2_text);
+	if (set & HELPER_H2_HALF)
+		add_tmpl(out, h2_half_text);
+	if (set & HELPER_H2_BF16)
+		add_tmpl(out, h2_bf16_text);
 	if (set & HELPER_TANH)
 		add_tmpl(out, tanh_text);
 	for (c = 0; c < COMBINE__COUNT; c++)

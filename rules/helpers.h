@@ -42,6 +42,11 @@ enum astra_helper {
 	HELPER_WARP = 1 << 2,       /* shifted left by the combine: HELPER_WARP << c */
 	/* astra_X_bred_<c>(v): all-reduce over a 1-D block of any size */
 	HELPER_BLOCK = 1 << (2 + COMBINE__COUNT),
+	/* astra_X_unpack<N>(float *, const T *), astra_X_pack<N>(T *, const float *): scalar conversions */
+	HELPER_H2 = 1 << (2 + 2 * COMBINE__COUNT),
+	/* ... and their pairwise overloads for __half / __nv_bfloat16 (only for types the TU has) */
+	HELPER_H2_HALF = 1 << (3 + 2 * COMBINE__COUNT),
+	HELPER_H2_BF16 = 1 << (4 + 2 * COMBINE__COUNT),
 };
 
 #define HELPER_WARP_OF(c) (HELPER_WARP << (c))

@@ -12,6 +12,10 @@ libastra_a_SOURCES += \
 	rules/r-warpreduce.c \
 	rules/r-rowcache.c \
 	rules/r-transpose.c \
+	rules/r-gridstride.c \
+	rules/r-blocksize.c \
+	rules/r-hoist.c \
+	rules/r-half2.c \
 	rules/rowmap.c rules/rowmap.h \
 	rules/r-rowmap.c \
 	rules/explain.c rules/explain.h \

@@ -271,6 +271,37 @@ static void pipeline(struct plan *p, const char *prefer, const char *skip, struc
 	free(order);
 }
 
+/* The pipeline (with `prefer`) plus each value of each sweep that applies on top of it. */
+static void sweeps_on(struct plan *p, const char *prefer)
+{
+	struct astra_vec v = ASTRA_VEC_INIT;
+	struct astra_rk rk;
+	struct astra_buf why = ASTRA_BUF_INIT;
+	size_t i, j;
+	pipeline(p, prefer, NULL, &v);
+	astra_rk_init(&rk, p->k, p->cc);
+	for (i = 0; i < v.nr; i++)
+		astra_rk_step(&rk, v.v[i], &why);
+	for (i = 0; i < astra_nr_rules; i++) {
+		const struct astra_rule *r = astra_rules[i];
+		struct astra_vec args = ASTRA_VEC_INIT;
+		if (!(r->flags & RULE_SWEEP) || !r->args)
+			continue;
+		r->args(&rk, &args);
+		for (j = 0; j < args.nr; j++) {
+			struct astra_vec w = ASTRA_VEC_INIT;
+			astra_vec_pushv(&w, v.v, v.nr);
+			astra_vec_push_owned(&w, xasprintf("%s=%s", r->name, args.v[j]));
+			propose(p, &w, "a pipeline with a sweep value");
+			astra_vec_clear(&w);
+		}
+		astra_vec_clear(&args);
+	}
+	astra_rk_release(&rk);
+	astra_buf_release(&why);
+	astra_vec_clear(&v);
+}
+
 static void first_round(struct plan *p)
 {
 	size_t i;
@@ -293,6 +324,14 @@ static void first_round(struct plan *p)
 	pipeline(p, NULL, "fastmath", &v);
 	propose(p, &v, "the pipeline without fast math (exact division and exp)");
 	astra_vec_clear(&v);
+	/*
+	 * Sweep values on the pipelines: the loop judges a whole round in one
+	 * test program and stops after a round without gain, so the first
+	 * round is wide.
+	 */
+	sweeps_on(p, NULL);
+	for (i = 0; i < nr_alts; i++)
+		sweeps_on(p, alts[i]);
 	/* each rule alone, so later rounds know what each one does */
 	for (i = 0; i < p->singles.nr; i++) {
 		astra_vec_push(&v, p->singles.v[i]);
@@ -408,10 +447,16 @@ size_t astra_rules_plan(const struct astra_kernel *k, int cc, const struct astra
 	p.nr_tries = nr_tries;
 	p.max = max;
 	p.out = out;
+	/*
+	 * What was tried is known by its text: the same steps may give another
+	 * text in a later round (the target's compute capability becomes known
+	 * after the first run).  Without a text, the steps stand for it.
+	 */
 	for (i = 0; i < nr_tries; i++) {
-		astra_vec_push_owned(&p.seen, astra_rules_normalize(tries[i].steps));
 		if (tries[i].text)
 			astra_vec_push(&p.texts, tries[i].text);
+		else
+			astra_vec_push_owned(&p.seen, astra_rules_normalize(tries[i].steps));
 	}
 	find_banned(&p);
 	astra_rk_init(&rk, k, cc);

@@ -15,12 +15,16 @@ extern const struct astra_rule astra_rule_block_per_row;
 extern const struct astra_rule astra_rule_warp_per_row;
 extern const struct astra_rule astra_rule_transpose;
 extern const struct astra_rule astra_rule_elems;
+extern const struct astra_rule astra_rule_grid_stride;
 extern const struct astra_rule astra_rule_warp_reduce;
 extern const struct astra_rule astra_rule_vectorize;
 extern const struct astra_rule astra_rule_row_cache;
+extern const struct astra_rule astra_rule_hoist;
+extern const struct astra_rule astra_rule_half2;
 extern const struct astra_rule astra_rule_fastmath;
 extern const struct astra_rule astra_rule_unroll;
 extern const struct astra_rule astra_rule_restrict;
+extern const struct astra_rule astra_rule_block_size;
 extern const struct astra_rule astra_rule_launch_bounds;
 
 const struct astra_rule *const astra_rules[] = {
@@ -29,12 +33,16 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_warp_per_row,
 	&astra_rule_transpose,
 	&astra_rule_elems,
+	&astra_rule_grid_stride,
 	&astra_rule_warp_reduce,
 	&astra_rule_vectorize,
 	&astra_rule_row_cache,
+	&astra_rule_hoist,
+	&astra_rule_half2,
 	&astra_rule_fastmath,
 	&astra_rule_unroll,
 	&astra_rule_restrict,
+	&astra_rule_block_size,
 	&astra_rule_launch_bounds,
 };
 

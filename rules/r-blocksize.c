@@ -1,0 +1,161 @@
+/*
+ * r-blocksize.c - rule "block-size": a sweep over the block size of
+ * kernels whose grid does not depend on it.
+ *
+ * Kernels that give each block a row (grid = rows) and spread the row
+ * over blockDim.x threads compute the same thing with 128 or 1024 threads;
+ * which is fastest depends on the row length and the registers per
+ * thread.  The step `block-size=B` launches B threads per block (the
+ * variant carries its launch).  It declines when the kernel indexes the
+ * grid with blockIdx.x * blockDim.x (the grid would have to change), when
+ * a shared array has fewer than B elements, or when the old block size
+ * appears as a number in the kernel (it may encode the block size).
+ */
+#include "autoconfig.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "astra-cc/util.h"
+#include "rules/facts.h"
+#include "rules/rule.h"
+
+static const int sizes[] = { 64, 128, 256, 512, 1024 };
+
+static void args(struct astra_rk *rk, struct astra_vec *out)
+{
+	long b = astra_rk_block_literal(rk);
+	size_t i;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		if (sizes[i] != b)
+			astra_vec_pushf(out, "%d", sizes[i]);
+}
+
+struct gtid_scan {
+	struct astra_facts *f;
+	int found;
+};
+
+static int gtid_expr(struct astra_expr *e, void *data)
+{
+	struct gtid_scan *g = data;
+	enum astra_tix t = astra_facts_tix(g->f, e);
+	if (t == TIX_GTID || t == TIX_GSTRIDE || t == TIX_GWARP ||
+	    (e->kind == EX_MEMBER && e->a->kind == EX_IDENT && astra_syn_is(g->f->syn, e->a->t0, "gridDim")))
+		g->found = 1;
+	return g->found;
+}
+
+static int gtid_part(struct astra_facts *f, struct astra_stmt *s, size_t t0, size_t t1, struct astra_expr *e, void *data)
+{
+	(void)f;
+	(void)s;
+	(void)t0;
+	(void)t1;
+	if (!e)
+		((struct gtid_scan *)data)->found = 1;
+	else
+		astra_expr_walk(e, gtid_expr, data);
+	return ((struct gtid_scan *)data)->found;
+}
+
+/* Is token t inside the dimension of a shared array (checked on its own below)? */
+static int in_shared_dim(const struct astra_facts *f, size_t t)
+{
+	size_t i;
+	for (i = 0; i < f->nr_locals; i++)
+		if (f->locals[i].is_shared && f->locals[i].d.is_array && t >= f->locals[i].d.dim0 && t < f->locals[i].d.dim1)
+			return 1;
+	return 0;
+}
+
+/* Is the shared array only ever used at index 0 (as warp-reduce leaves a tree's array)? */
+static int only_first(const struct astra_syn *syn, const struct astra_local *l)
+{
+	size_t t;
+	for (t = syn->body->t0; t < syn->body->t1; t++)
+		if (t != l->d.name && astra_syn_is(syn, t, l->name) &&
+		    !(astra_syn_is(syn, t + 1, "[") && astra_syn_is(syn, t + 2, "0") && astra_syn_is(syn, t + 3, "]")))
+			return 0;
+	return 1;
+}
+
+static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	struct astra_facts f;
+	struct gtid_scan g;
+	long b0 = astra_rk_block_literal(rk), b = arg ? strtol(arg, NULL, 10) : 0;
+	size_t i, t;
+	char *old;
+	int r = 0;
+
+	if (b < 32 || b > 1024 || b % 32) {
+		astra_buf_addf(why, "block size %s is not a multiple of 32 up to 1024", arg ? arg : "(none)");
+		return 0;
+	}
+	if (!b0) {
+		astra_buf_addf(why, "the block size (%s) is not an integer literal", rk->block ? rk->block : "not given");
+		return 0;
+	}
+	if (b == b0) {
+		astra_buf_addf(why, "the block size is %ld already", b0);
+		return 0;
+	}
+	if (!rk->grid || !astra_rk_params_only(rk, rk->grid)) {
+		astra_buf_adds(why, "the grid is not an expression of the kernel's parameters");
+		return 0;
+	}
+	if (astra_facts_build(&f, rk) < 0) {
+		astra_buf_adds(why, "the kernel could not be parsed");
+		return 0;
+	}
+	g.f = &f;
+	g.found = 0;
+	astra_facts_each_part(&f, rk->syn.body, gtid_part, &g);
+	if (g.found || astra_facts_mentions_grid(&f, rk->syn.body->t0, rk->syn.body->t1, 1)) {
+		astra_buf_adds(why, "the kernel indexes the whole grid (blockIdx.x * blockDim.x, gridDim) or uses 2-D "
+				    "blocks: its grid depends on the block size");
+		goto out;
+	}
+	old = xasprintf("%ld", b0);
+	for (t = rk->syn.body->t0; t < rk->syn.body->t1; t++)
+		if (astra_syn_is(&rk->syn, t, old) && !in_shared_dim(&f, t)) {
+			astra_buf_addf(why, "the kernel mentions %s, perhaps the block size", old);
+			free(old);
+			goto out;
+		}
+	free(old);
+	for (i = 0; i < f.nr_locals; i++) {
+		const struct astra_local *l = &f.locals[i];
+		char *dim, *end;
+		long n;
+		if (!l->is_shared || !l->d.is_array)
+			continue;
+		dim = astra_syn_text(&rk->syn, l->d.dim0, l->d.dim1);
+		n = strtol(dim, &end, 0);
+		if ((*end || n < b) && !only_first(&rk->syn, l)) {
+			astra_buf_addf(why, "the shared array %s[%s] is sized for the block", l->name, dim);
+			free(dim);
+			goto out;
+		}
+		free(dim);
+	}
+	{
+		char *blk = xasprintf("%ld", b);
+		astra_rk_set_launch(rk, NULL, blk, NULL);
+		free(blk);
+	}
+	r = 1;
+out:
+	astra_facts_release(&f);
+	return r;
+}
+
+const struct astra_rule astra_rule_block_size = {
+	.name = "block-size",
+	.summary = "a sweep over the block size (64..1024) of kernels whose grid does not depend on it",
+	.flags = RULE_SWEEP | RULE_GEOMETRY,
+	.stage = 35,
+	.args = args,
+	.apply = apply,
+};
