@@ -16,6 +16,8 @@
 #include "astra-cc/locate.h"
 #include "astra-cc/run.h"
 #include "cache/stats.h"
+#include "passes/listkernels.h"
+#include "cache/cachecmd.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -48,59 +50,21 @@ static int cmd_show_config(int argc, char **argv)
 	return 0;
 }
 
-static int has_flag(int argc, char **argv, const char *flag)
-{
-	int i;
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], flag))
-			return 1;
-	return 0;
-}
-
-static int cmd_show_stats(int argc, char **argv)
-{
-	long long v[ASTRA_STAT__COUNT];
-	const char *dir = astra_config_str(ASTRA_CFG_DIR);
-	int i, json = has_flag(argc, argv, "--json");
-
-	astra_stats_read(dir, v);
-	if (json) {
-		struct astra_buf b = ASTRA_BUF_INIT;
-		astra_buf_adds(&b, "{\"cache_dir\": \"");
-		astra_buf_add_json_escaped(&b, dir);
-		astra_buf_adds(&b, "\"");
-		for (i = 0; i < ASTRA_STAT__COUNT; i++)
-			astra_buf_addf(&b, ", \"%s\": %lld", astra_stat_name(i), v[i]);
-		astra_buf_adds(&b, "}\n");
-		fputs(b.buf, stdout);
-		astra_buf_release(&b);
-		return 0;
-	}
-	printf("cache directory      %s\n", dir);
-	for (i = 0; i < ASTRA_STAT__COUNT; i++)
-		printf("%-32s %lld\n", astra_stat_name(i), v[i]);
-	return 0;
-}
-
-static int cmd_zero_stats(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	if (astra_stats_zero(astra_config_str(ASTRA_CFG_DIR)) < 0) {
-		fprintf(stderr, "%s: cannot zero the statistics in %s\n", astra_progname,
-			astra_config_str(ASTRA_CFG_DIR));
-		return 1;
-	}
-	printf("statistics zeroed\n");
-	return 0;
-}
-
 static const struct astra_command commands[] = {
 	{ "--help", NULL, cmd_help, "", "show this help" },
 	{ "--version", NULL, cmd_version, "", "nvcc's version banner, then astra-cc's" },
 	{ "--show-config", NULL, cmd_show_config, "", "every setting, its value and where it came from" },
-	{ "--show-stats", "-s", cmd_show_stats, "[--json]", "statistics" },
-	{ "--zero-stats", "-z", cmd_zero_stats, "", "zero the statistics" },
+	{ "--show-stats", "-s", astra_cache_cmd_show_stats, "[--json]", "statistics" },
+	{ "--zero-stats", "-z", astra_cache_cmd_zero_stats, "", "zero the statistics" },
+	{ "--list", NULL, astra_cache_cmd_list, "[--json]", "the cache's entries: kernel, verdict, speedup, device, age" },
+	{ "--show-entry", NULL, astra_cache_cmd_show_entry, "KEY [--arch sm_XX]",
+	  "an entry's manifest and variant [--transcript] [--json]" },
+	{ "--max-size", "-M", astra_cache_cmd_max_size, "SIZE", "set the cache size limit (0: none)" },
+	{ "--cleanup", NULL, astra_cache_cmd_cleanup, "[--json]", "bring the cache under its size limit" },
+	{ "--evict-older-than", NULL, astra_cache_cmd_evict, "AGE [--json]", "remove entries unused for AGE (30d, 12h)" },
+	{ "--clear", "-C", astra_cache_cmd_clear, "[--json]", "remove every cache entry" },
+	{ "--list-kernels", NULL, astra_list_kernels, "FILE.cu [nvcc flags] [--json] [--key-text]",
+	  "annotated kernels: location, pragma, dependencies, key" },
 };
 
 const struct astra_command *astra_command_find(int argc, char **argv)
@@ -110,7 +74,14 @@ const struct astra_command *astra_command_find(int argc, char **argv)
 		return NULL;
 	for (i = 0; i < ARRAY_SIZE(commands); i++) {
 		const struct astra_command *c = &commands[i];
+		size_t n = strlen(c->lng);
+		/* `-M` alone is nvcc's dependency option; see cache/cachecmd.h. */
+		if (c->shrt && !strcmp(c->shrt, "-M") && !strcmp(argv[1], "-M"))
+			return astra_cache_cmd_is_max_size(argc, argv) ? c : NULL;
 		if (!strcmp(argv[1], c->lng) || (c->shrt && !strcmp(argv[1], c->shrt)))
+			return c;
+		/* --max-size=SIZE: a value attached to a long command name. */
+		if (!strncmp(argv[1], c->lng, n) && argv[1][n] == '=' && *c->args && c->args[0] != '[')
 			return c;
 	}
 	return NULL;

@@ -19,11 +19,22 @@
  * geometries come from the pragmas through gen-pragmas (pragmas.inc).
  * Build and run it with bench/run-reference.
  *
- * Usage: bench [--no-time] [--json FILE] [--commit ID] [KERNEL...]
+ * Compiled by a host C++ compiler with -DBENCH_EMULATE (see emulate.h) it
+ * runs the same checks on the CPU, without timing: that is how the
+ * references are checked on machines without a GPU.
+ *
+ * Usage: bench [--no-time] [--max-elements N] [--json FILE] [--commit ID] [KERNEL...]
+ * --max-elements skips the shapes where an output has more than N elements.
  * Exit status: 0 when every check passed, 1 when one failed, 2 on a CUDA
  * error.
  */
+#ifdef BENCH_EMULATE
+#include "emulate.h"
+#define KLAUNCH(kernel, grid, block, shmem, ...) emu::launch(grid, block, shmem, kernel, __VA_ARGS__)
+#else
 #include <cuda_runtime.h>
+#define KLAUNCH(kernel, grid, block, shmem, ...) kernel<<<grid, block, shmem>>>(__VA_ARGS__)
+#endif
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -135,33 +146,52 @@ __device__ __forceinline__ uint64_t mix64(uint64_t x)
 	return x;
 }
 
+/* Element i of a buffer filled with seed: uniform in [lo, hi]. */
 template <typename T>
-__global__ void fill_real(T *p, size_t n, uint64_t seed, float lo, float hi)
+__device__ inline T fill_value(size_t i, uint64_t seed, double lo, double hi)
 {
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x) {
-		float u = (float)(mix64(seed * 0x9e3779b97f4a7c15ull + i) >> 40) * (1.0f / 16777216.0f);
-		p[i] = (T)(lo + u * (hi - lo));
-	}
+	uint64_t h = mix64(seed * 0x9e3779b97f4a7c15ull + i);
+	if constexpr (KindOf<T>::k == K_I32 || KindOf<T>::k == K_I64)
+		return (T)((long long)lo + (long long)(h % (unsigned long long)(hi - lo + 1)));
+	else
+		return (T)((float)lo + (float)(h >> 40) * (1.0f / 16777216.0f) * (float)(hi - lo));
 }
 
-template <typename T>
-__global__ void fill_int(T *p, size_t n, uint64_t seed, long long lo, long long hi)
+template <typename T> __global__ void fill_kernel(T *p, size_t n, uint64_t seed, double lo, double hi)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
 	     i += (size_t)gridDim.x * blockDim.x)
-		p[i] = (T)(lo + (long long)(mix64(seed * 0x9e3779b97f4a7c15ull + i) %
-					    (unsigned long long)(hi - lo + 1)));
+		p[i] = fill_value<T>(i, seed, lo, hi);
 }
 
 template <typename T> static void fill(T *p, size_t n, uint64_t seed, double lo, double hi)
 {
 	if (lo > hi) /* no range(...) given */
 		lo = -1, hi = 1;
-	if constexpr (KindOf<T>::k == K_I32 || KindOf<T>::k == K_I64)
-		fill_int<<<1024, 256>>>(p, n, seed, (long long)lo, (long long)hi);
-	else if constexpr (KindOf<T>::k != K_FP8) /* fp8 is only ever an output here */
-		fill_real<<<1024, 256>>>(p, n, seed, (float)lo, (float)hi);
+	if constexpr (KindOf<T>::k != K_FP8) { /* fp8 is only ever an output here */
+#ifdef BENCH_EMULATE
+		/* Host conversions to 16-bit floats are slow (and tables are big):
+		 * copy 4096 random values, rotated by a random amount per 4096
+		 * elements.  Real values take one of 65 evenly spaced levels, so
+		 * ties are common: a test of the kernels' tie rules. */
+		const size_t m = 4096;
+		std::vector<T> pool(m);
+		for (size_t j = 0; j < m; j++) {
+			if constexpr (KindOf<T>::k == K_I32 || KindOf<T>::k == K_I64)
+				pool[j] = fill_value<T>(j, seed, lo, hi);
+			else
+				pool[j] = (T)(float)(lo + (hi - lo) * (double)(mix64(seed + j) % 65) / 64);
+		}
+		for (size_t i = 0; i < n; i += m) {
+			size_t len = std::min(m, n - i), rot = mix64(seed + i) % m;
+			size_t a = std::min(len, m - rot);
+			memcpy(p + i, &pool[rot], a * sizeof(T));
+			memcpy(p + i + a, &pool[0], (len - a) * sizeof(T));
+		}
+#else
+		fill_kernel<<<1024, 256>>>(p, n, seed, lo, hi);
+#endif
+	}
 	CK(cudaGetLastError());
 }
 
@@ -219,6 +249,7 @@ struct Result {
 
 static struct {
 	bool time = true;
+	size_t max_elements = (size_t)-1;
 	const char *json = nullptr;
 	const char *commit = "unknown";
 	std::vector<std::string> only;
@@ -255,6 +286,7 @@ struct Test {
 	const Shape &shape;
 	std::vector<Buffer> bufs;
 	double bytes = 0; /* bytes a launch moves; 0: from the buffers */
+	bool skipped = false; /* an output is larger than --max-elements */
 
 	Test(Result &r, const Shape &s) : res(r), shape(s) {}
 	~Test()
@@ -269,6 +301,10 @@ struct Test {
 	template <typename T>
 	Arg<T> add(Role role, const char *name, size_t n, double lo, double hi, double rtol, double atol)
 	{
+		if (role != IN && n > opt.max_elements)
+			skipped = true;
+		if (skipped)
+			return Arg<T>{this, -1};
 		Buffer b;
 		b.name = name;
 		b.kind = KindOf<T>::k;
@@ -350,6 +386,12 @@ struct Test {
 
 	void run(const std::function<void()> &orig_launch, const std::function<void()> &ref_launch)
 	{
+		if (skipped) {
+			printf("skip  %s<%s> %s%s: an output has more than %zu elements\n", res.kernel.c_str(),
+			       res.type.c_str(), shape.text.c_str(), shape.misaligned ? " (misaligned)" : "",
+			       opt.max_elements);
+			return;
+		}
 		for (auto &b : bufs)
 			if (b.role == OUT)
 				for (int s = 0; s < 2; s++)
@@ -435,8 +477,8 @@ template <typename T> Arg<T>::operator T *() const
 #define BUF(K, NAME) #NAME, COUNT_##K##_##NAME, RANGE_##K##_##NAME, TOL_##K##_##NAME
 /* run the original and the reference with the pragmas' launch geometries */
 #define RUN(K, TARGS, ...)                                                                   \
-	t.run([&] { orig::K TARGS<<<ORIG_GRID_##K, ORIG_BLOCK_##K, ORIG_SHMEM_##K>>>(__VA_ARGS__); }, \
-	      [&] { ref::K TARGS<<<REF_GRID_##K, REF_BLOCK_##K, REF_SHMEM_##K>>>(__VA_ARGS__); })
+	t.run([&] { KLAUNCH(orig::K TARGS, ORIG_GRID_##K, ORIG_BLOCK_##K, ORIG_SHMEM_##K, __VA_ARGS__); }, \
+	      [&] { KLAUNCH(ref::K TARGS, REF_GRID_##K, REF_BLOCK_##K, REF_SHMEM_##K, __VA_ARGS__); })
 
 template <typename T> static void case_silu_and_mul(Result &res)
 {
@@ -690,8 +732,12 @@ static void write_json(const std::vector<Result> &results, const cudaDeviceProp 
 	fprintf(f, "{\n  \"what\": \"bench/bench.cu: suite originals vs hand-optimized references\",\n");
 	fprintf(f, "  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"cc\": \"%d.%d\",\n", opt.commit,
 		prop.name, prop.major, prop.minor);
-	fprintf(f, "  \"driver\": %d,\n  \"runtime\": %d,\n  \"nvcc\": %d,\n", driver, runtime,
-		__CUDACC_VER_MAJOR__ * 1000 + __CUDACC_VER_MINOR__ * 10);
+#ifdef __CUDACC_VER_MAJOR__
+	int nvcc = __CUDACC_VER_MAJOR__ * 1000 + __CUDACC_VER_MINOR__ * 10;
+#else
+	int nvcc = 0;
+#endif
+	fprintf(f, "  \"driver\": %d,\n  \"runtime\": %d,\n  \"nvcc\": %d,\n", driver, runtime, nvcc);
 	fprintf(f, "  \"copy_gbps\": %.1f,\n  \"results\": [\n", copy_gbps);
 	for (size_t i = 0; i < results.size(); i++) {
 		const Result &r = results[i];
@@ -713,17 +759,23 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--no-time"))
 			opt.time = false;
+		else if (!strcmp(argv[i], "--max-elements") && i + 1 < argc)
+			opt.max_elements = strtoull(argv[++i], nullptr, 0);
 		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
 			opt.json = argv[++i];
 		else if (!strcmp(argv[i], "--commit") && i + 1 < argc)
 			opt.commit = argv[++i];
 		else if (argv[i][0] == '-') {
-			fprintf(stderr, "usage: bench [--no-time] [--json FILE] [--commit ID] [KERNEL...]\n");
+			fprintf(stderr, "usage: bench [--no-time] [--max-elements N] [--json FILE] [--commit ID] "
+				"[KERNEL...]\n");
 			return 2;
 		} else
 			opt.only.push_back(argv[i]);
 	}
 
+#ifdef BENCH_EMULATE
+	opt.time = false;
+#endif
 	int ndev = 0;
 	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
 		fprintf(stderr, "bench: no CUDA device\n");
@@ -734,9 +786,10 @@ int main(int argc, char **argv)
 	CK(cudaGetDeviceProperties(&prop, 0));
 	CK(cudaDriverGetVersion(&driver));
 	CK(cudaRuntimeGetVersion(&runtime));
-	CK(cudaMalloc(&flush_buf, flush_bytes));
-	if (opt.time)
+	if (opt.time) {
+		CK(cudaMalloc(&flush_buf, flush_bytes));
 		copy_gbps = measure_copy_gbps();
+	}
 	printf("device: %s (sm_%d%d), driver %d, runtime %d; device-to-device copy %.0f GB/s\n",
 	       prop.name, prop.major, prop.minor, driver, runtime, copy_gbps);
 
@@ -777,6 +830,7 @@ int main(int argc, char **argv)
 	printf("%d checks failed\n", failures);
 	if (opt.json)
 		write_json(results, prop, driver, runtime);
-	CK(cudaFree(flush_buf));
+	if (flush_buf)
+		CK(cudaFree(flush_buf));
 	return failures ? 1 : 0;
 }

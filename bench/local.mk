@@ -4,7 +4,7 @@
 ## the newcomer's demo project.  Nothing here is built by `make`;
 ## `make check` compiles all of it (testsuite/cases/kernels/).
 
-EXTRA_DIST += bench/kernels bench/reference bench/bench.cu bench/gen-pragmas \
+EXTRA_DIST += bench/kernels bench/reference bench/bench.cu bench/emulate.h bench/gen-pragmas \
 	bench/run-reference examples/Makefile examples/README.md examples/layer.cu \
 	examples/layer.h examples/main.cu
 

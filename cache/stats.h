@@ -15,19 +15,28 @@ enum astra_stat {
 	ASTRA_STAT_ANNOTATED_COMPILES, /* compiles of a TU with annotated kernels */
 	ASTRA_STAT_KERNELS_SEEN,       /* annotated kernels met in compiles */
 	ASTRA_STAT_HITS,               /* kernel lookups that found a verdict */
-	ASTRA_STAT_MISSES,             /* kernel lookups that found nothing */
+	ASTRA_STAT_HITS_FASTER,        /*   ... a faster variant */
+	ASTRA_STAT_HITS_NONE,          /*   ... "no faster variant" */
+	ASTRA_STAT_HITS_FAILED,        /*   ... "optimization failed" */
+	ASTRA_STAT_MISSES,             /* kernel lookups that found nothing usable */
 	ASTRA_STAT_SUBSTITUTIONS,      /* kernels compiled as a verified variant */
 	ASTRA_STAT_QUEUED,             /* kernels queued for warmup */
-	ASTRA_STAT_VERDICT_FASTER,     /* optimizations that found a faster variant */
-	ASTRA_STAT_VERDICT_NONE,       /* ... that found none */
-	ASTRA_STAT_VERDICT_FAILED,     /* ... that could not run */
+	ASTRA_STAT_VERDICT_FASTER,     /* entries stored: a faster variant */
+	ASTRA_STAT_VERDICT_NONE,       /* ... no faster variant */
+	ASTRA_STAT_VERDICT_FAILED,     /* ... the optimization could not run */
 	ASTRA_STAT_FALLBACK_PRAGMA,    /* plain nvcc because of a pragma mistake */
 	ASTRA_STAT_FALLBACK_PARSE,     /* ... because extraction failed */
 	ASTRA_STAT_FALLBACK_CACHE,     /* ... because the cache was unusable */
 	ASTRA_STAT_FALLBACK_REWRITE,   /* ... because the rewritten TU did not compile */
 	ASTRA_STAT_FALLBACK_INTERNAL,  /* ... because of another internal failure */
-	ASTRA_STAT_CORRUPT_ENTRIES,    /* cache entries that failed their checks */
+	ASTRA_STAT_CORRUPT_ENTRIES,    /* cache entries that failed their checks (each also a miss) */
+	ASTRA_STAT_UNKNOWN_FORMAT,     /* entries of another format version (each also a miss) */
+	ASTRA_STAT_CACHE_UNWRITABLE,   /* cache writes refused: read-only, permissions */
+	ASTRA_STAT_CACHE_FULL,         /* cache writes that found the disk or quota full */
+	ASTRA_STAT_CACHE_IO_ERRORS,    /* other cache I/O errors */
 	ASTRA_STAT_LOCK_TIMEOUTS,      /* waits for another process that ran out */
+	ASTRA_STAT_CLEANUPS,           /* cleanups run (automatic or asked for) */
+	ASTRA_STAT_EVICTED,            /* entries removed by cleanup, eviction or -C */
 	ASTRA_STAT_LLM_REQUESTS,
 	ASTRA_STAT_LLM_ERRORS,
 	ASTRA_STAT_LLM_RETRIES,

@@ -10,6 +10,7 @@
 #ifndef ASTRA_KERNEL_H
 #define ASTRA_KERNEL_H
 
+#include "passes/includes.h"
 #include "passes/pragma.h"
 
 struct astra_param {
@@ -46,13 +47,19 @@ struct astra_kernel {
 	int is_template;
 	char **tmpl_params;         /* template parameter names, e.g. "T", "VEC" */
 	char **tmpl_kinds;          /* their kinds as written: "typename", "int" */
+	char **tmpl_defaults;       /* their default arguments as written, or NULL */
 	size_t nr_tmpl;
+	/*
+	 * 1: `extern "C"` is written on the kernel itself (it is part of text);
+	 * 2: the kernel sits inside an `extern "C" { ... }` block; 0: C++ linkage.
+	 */
 	int is_extern_c;
 	char *launch_bounds;        /* the __launch_bounds__(...) arguments, or NULL */
 	struct astra_param *params;
 	size_t nr_params;
 	struct astra_pragma pragma;
 	size_t pragma_start, pragma_end; /* bytes of the pragma lines */
+	int bad_pragma;             /* the pragma has mistakes (tu->diags): leave the kernel alone */
 	/*
 	 * Names the kernel refers to that are defined in the same file
 	 * (functions, macros, types, globals), transitively, with their text:
@@ -61,10 +68,28 @@ struct astra_kernel {
 	char **deps;
 	char **dep_texts;
 	size_t nr_deps;
+	/*
+	 * dep_norms[i]: dep_texts[i] as the key sees it (see norm below);
+	 * dep_files[i]: the file that defines it (a header kernel may use a
+	 * macro of the main file).
+	 */
+	char **dep_norms;
+	char **dep_files;
 	/* The definition's tokens (comments included, kind COMMENT). */
 	struct astra_token *tokens;
 	size_t nr_tokens;
+	/*
+	 * The definition as the key sees it: its tokens without comments,
+	 * separated by one blank, with each preprocessor directive on a line
+	 * of its own.  Reformatting and comments do not change it.
+	 */
+	char *norm;
+	/* Indexes in tu->includes.items of the project headers this kernel can see. */
+	size_t *headers;
+	size_t nr_headers;
 };
+
+void astra_kernel_release(struct astra_kernel *k);
 
 /*
  * A variant of a kernel: what an optimizer proposes, what the verifier
@@ -87,12 +112,14 @@ void astra_variant_release(struct astra_variant *v);
 /* A launch site: name<<<config>>>(args) in the main file. */
 struct astra_launch {
 	char *kernel;               /* callee name as written (may include template args) */
+	char *name;                 /* its last identifier, without scope or template args */
 	size_t start, end;          /* the whole expression */
 	unsigned line, col;
 	char **config;              /* grid, block[, shmem[, stream]] as written */
 	size_t nr_config;
 	char **args;
 	size_t nr_args;
+	int in_macro;               /* written inside a #define: cannot be rewritten in place */
 };
 
 struct astra_tu {
@@ -104,6 +131,8 @@ struct astra_tu {
 	struct astra_launch *launches;
 	size_t nr_launches, alloc_launches;
 	struct astra_diags diags;   /* pragma mistakes and other user-facing problems */
+	/* The project headers the main file can see (with their contents). */
+	struct astra_includes includes;
 };
 
 void astra_tu_release(struct astra_tu *tu);

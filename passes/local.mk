@@ -2,6 +2,9 @@
 ## the pragma, substitution, test-program generation.
 
 libastra_a_SOURCES += \
+	passes/extract.c passes/extract.h \
 	passes/includes.c passes/includes.h \
+	passes/kernel.c passes/kernel.h \
+	passes/listkernels.c passes/listkernels.h \
 	passes/pragma.c passes/pragma.h \
 	passes/pipeline.c passes/pipeline.h

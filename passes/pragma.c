@@ -1214,7 +1214,8 @@ static int in_list(char *const *list, size_t nr, const char *nm)
 
 int astra_pragma_check(const struct astra_pragma *p, const char *file,
 		       char *const *param_names, const int *param_is_ptr, size_t nr_params,
-		       char *const *tmpl_names, size_t nr_tmpl, struct astra_diags *diags)
+		       char *const *tmpl_names, const int *tmpl_optional, size_t nr_tmpl,
+		       struct astra_diags *diags)
 {
 	struct checker C;
 	struct astra_pos top;
@@ -1310,8 +1311,10 @@ int astra_pragma_check(const struct astra_pragma *p, const char *file,
 	if (nr_tmpl && !p->nr_types) {
 		struct astra_buf b = ASTRA_BUF_INIT;
 		for (i = 0; i < nr_tmpl; i++)
-			astra_buf_addf(&b, "%s%s=...", i ? ", " : "", tmpl_names[i]);
-		complain(&C, top, "the kernel is a template; expected types(%s)", b.buf);
+			if (!tmpl_optional || !tmpl_optional[i])
+				astra_buf_addf(&b, "%s%s=...", b.len ? ", " : "", tmpl_names[i]);
+		if (b.len)
+			complain(&C, top, "the kernel is a template; expected types(%s)", b.buf);
 		astra_buf_release(&b);
 	}
 	for (i = 0; nr_tmpl && i < p->nr_types; i++) {
@@ -1320,7 +1323,7 @@ int astra_pragma_check(const struct astra_pragma *p, const char *file,
 				complain(&C, p->types[i].items[j].pos, "'%s' is not a template parameter of the kernel",
 					 p->types[i].items[j].name);
 		for (j = 0; j < nr_tmpl; j++)
-			if (!astra_assign_get(&p->types[i], tmpl_names[j]))
+			if ((!tmpl_optional || !tmpl_optional[j]) && !astra_assign_get(&p->types[i], tmpl_names[j]))
 				complain(&C, p->types[i].pos, "types() gives no value for template parameter '%s'",
 					 tmpl_names[j]);
 	}

@@ -153,18 +153,21 @@ int astra_pragma_parse(struct astra_pragma *p, const char *text, const char *fil
  * output names a pointer parameter, each pointer parameter has a buffer,
  * outputs are given and do not point to const, each scalar parameter gets
  * a value (from every shape, or from scalars), a launch geometry is given,
- * a template gets types() for all its parameters and a non-template none,
+ * a template gets types() for its parameters without defaults and a
+ * non-template none,
  * range() and tolerance() name parameters and outputs.  A pragma with
  * `off` is not checked.  Diagnostics point at the offending clause item
  * (or the pragma's first line).  Returns 0 or -1.
  * param_names/param_is_ptr describe the kernel's parameters in order
  * (param_is_ptr[i]: 0 scalar, 1 pointer, 2 pointer to const; a name may be
  * NULL or "" for an unnamed parameter); tmpl_names its template parameters
- * (nr_tmpl may be 0).
+ * (nr_tmpl may be 0), tmpl_optional[i] non-zero when parameter i has a
+ * default argument, so that types() need not give it (may be NULL).
  */
 int astra_pragma_check(const struct astra_pragma *p, const char *file,
 		       char *const *param_names, const int *param_is_ptr, size_t nr_params,
-		       char *const *tmpl_names, size_t nr_tmpl, struct astra_diags *diags);
+		       char *const *tmpl_names, const int *tmpl_optional, size_t nr_tmpl,
+		       struct astra_diags *diags);
 
 /*
  * Canonical text of the pragma (for the key and for --list-kernels): one

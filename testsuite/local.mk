@@ -8,6 +8,11 @@ check_PROGRAMS += \
 	testsuite/unit/test-config \
 	testsuite/unit/test-pragma \
 	testsuite/unit/test-includes \
+	testsuite/unit/test-key \
+	testsuite/unit/test-candidate \
+	testsuite/unit/test-manifest \
+	testsuite/unit/test-store \
+	testsuite/helpers/cache-tool \
 	testsuite/unit/test-llm-answer \
 	testsuite/unit/test-llm-client
 
@@ -21,6 +26,15 @@ testsuite_unit_test_pragma_SOURCES = testsuite/unit/test-pragma.c testsuite/unit
 testsuite_unit_test_pragma_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_includes_SOURCES = testsuite/unit/test-includes.c testsuite/unit/unit.h
 testsuite_unit_test_includes_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_key_SOURCES = testsuite/unit/test-key.c testsuite/unit/unit.h
+testsuite_unit_test_key_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_candidate_SOURCES = testsuite/unit/test-candidate.c testsuite/unit/unit.h
+testsuite_unit_test_candidate_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_manifest_SOURCES = testsuite/unit/test-manifest.c testsuite/unit/unit.h
+testsuite_unit_test_manifest_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_store_SOURCES = testsuite/unit/test-store.c testsuite/unit/unit.h
+testsuite_unit_test_store_LDADD = $(ASTRA_LIBS)
+
 testsuite_unit_test_llm_answer_SOURCES = testsuite/unit/test-llm-answer.c testsuite/unit/unit.h
 testsuite_unit_test_llm_answer_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_llm_client_SOURCES = testsuite/unit/test-llm-client.c testsuite/unit/unit.h
@@ -34,7 +48,11 @@ testsuite_lib_stub_chat_LDADD = $(ASTRA_LIBS)
 testsuite_lib_llm_propose_SOURCES = testsuite/lib/llm-propose.c
 testsuite_lib_llm_propose_LDADD = $(ASTRA_LIBS)
 
-EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects
+# Drives the cache API from the shell (testsuite/cases/cache/, bench/).
+testsuite_helpers_cache_tool_SOURCES = testsuite/helpers/cache-tool.c
+testsuite_helpers_cache_tool_LDADD = $(ASTRA_LIBS)
+
+EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus
 
 ## Fuzz targets: testsuite/fuzz/fuzz-NAME.c defines LLVMFuzzerTestOneInput.
 ## With --enable-fuzzers (CC=clang) they are libFuzzer programs; otherwise
@@ -61,6 +79,12 @@ testsuite_fuzz_fuzz_pragma_SOURCES = testsuite/fuzz/fuzz-pragma.c passes/pragma.
 testsuite_fuzz_fuzz_pragma_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
 testsuite_fuzz_fuzz_pragma_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 testsuite_fuzz_fuzz_pragma_LDADD = $(FUZZ_LDADD)
+
+check_PROGRAMS += testsuite/fuzz/fuzz-manifest
+testsuite_fuzz_fuzz_manifest_SOURCES = testsuite/fuzz/fuzz-manifest.c cache/manifest.c
+testsuite_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
+testsuite_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+testsuite_fuzz_fuzz_manifest_LDADD = $(FUZZ_LDADD)
 
 check_PROGRAMS += testsuite/fuzz/fuzz-llm-response
 testsuite_fuzz_fuzz_llm_response_SOURCES = testsuite/fuzz/fuzz-llm-response.c \

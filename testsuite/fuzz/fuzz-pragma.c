@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* A second line adds to the first, as consecutive lines do. */
 	if (astra_pragma_parse(&p, text, "f.cu", 4, 15, &d) < 0)
 		ok = 0;
-	astra_pragma_check(&p, "f.cu", names, is_ptr, 5, tmpl, size & 1, &d);
+	astra_pragma_check(&p, "f.cu", names, is_ptr, 5, tmpl, NULL, size & 1, &d);
 	msgs = astra_diags_format(&d);
 	canon = astra_pragma_canonical(&p);
 	if (ok) {

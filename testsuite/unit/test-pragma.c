@@ -217,12 +217,13 @@ static void test_multiline(void)
 static char *check(const char *line, char *const *names, const int *ptr, size_t n, char *const *tmpl,
 		   size_t nt)
 {
+	static const int optional[] = { 0, 0, 1 };
 	struct astra_pragma p;
 	struct astra_diags d;
 	const char *lines[] = { line, NULL };
 	char *s;
 	CHECK_INT(parse(&p, &d, lines), 0);
-	astra_pragma_check(&p, "k.cu", names, ptr, n, tmpl, nt, &d);
+	astra_pragma_check(&p, "k.cu", names, ptr, n, tmpl, optional, nt, &d);
 	s = astra_diags_format(&d);
 	astra_pragma_release(&p);
 	astra_diags_release(&d);
@@ -240,7 +241,7 @@ static void test_check(void)
 {
 	char *names[] = { "out", "x", "n", "eps" };
 	int ptr[] = { 1, 2, 0, 0 };
-	char *tnames[] = { "T", "VEC" };
+	char *tnames[] = { "T", "VEC", "Op" };
 	char *unnamed[] = { "out", NULL };
 	int uptr[] = { 1, 1 };
 	char *s;

@@ -69,10 +69,11 @@ build() {
 	fi
 }
 
-# llm_stats: the LLM counters of `astra-cc -s` (tokens only as counted or not).
+# llm_stats: the LLM counters of `astra-cc -s --json` (tokens only as
+# counted or not).
 llm_stats() {
-	"$ASTRA_CC" -s | awk '
-		/^llm_tokens_(in|out) / { print $1, ($2 > 0 ? "counted" : "0"); next }
+	"$ASTRA_CC" -s --json | tr -d ' \t",' | awk -F: '
+		/^llm_tokens_(in|out):/ { print $1, ($2 > 0 ? "counted" : "0"); next }
 		/^llm_/ { print $1, $2 }'
 }
 

@@ -1,0 +1,258 @@
+/*
+ * fsio.c - atomic writes, mkdir -p, failure classes, fault injection
+ * (see fsio.h).
+ */
+#include "autoconfig.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "astra-cc/run.h"
+#include "astra-cc/util.h"
+#include "cache/fsio.h"
+#include "cache/stats.h"
+
+enum astra_fsio_class astra_fsio_classify(int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+	case EROFS:
+		return ASTRA_FSIO_UNWRITABLE;
+	case ENOSPC:
+	case EDQUOT:
+	case EFBIG:
+		return ASTRA_FSIO_FULL;
+	default:
+		return ASTRA_FSIO_IO;
+	}
+}
+
+void astra_fsio_count(int err)
+{
+	switch (astra_fsio_classify(err)) {
+	case ASTRA_FSIO_UNWRITABLE: astra_stats_inc(ASTRA_STAT_CACHE_UNWRITABLE); break;
+	case ASTRA_FSIO_FULL: astra_stats_inc(ASTRA_STAT_CACHE_FULL); break;
+	case ASTRA_FSIO_IO: astra_stats_inc(ASTRA_STAT_CACHE_IO_ERRORS); break;
+	}
+}
+
+/* ------------------------------------------------------------ faults */
+
+static struct faults {
+	int parsed;
+	int open_errno;          /* fail creating the temp file */
+	int write_errno;         /* fail writes after write_after bytes */
+	long long write_after;
+	long long kill_after;    /* SIGKILL after this many bytes; -1: never */
+	int kill_rename;         /* SIGKILL before rename */
+	int kill_renamed;        /* SIGKILL after rename */
+	size_t chunk;
+	long delay_us;
+} faults;
+
+void astra_fsio_reset_faults(void)
+{
+	memset(&faults, 0, sizeof(faults));
+}
+
+static long long num(const char *s, long long def)
+{
+	char *end;
+	long long v;
+	if (!s)
+		return def;
+	v = strtoll(s, &end, 10);
+	return end == s || v < 0 ? def : v;
+}
+
+static void parse_faults(void)
+{
+	const char *env = astra_getenv("ASTRA_CC_FAULT");
+	char *copy, *tok, *save = NULL;
+
+	faults.parsed = 1;
+	faults.kill_after = -1;
+	if (!env)
+		return;
+	copy = xstrdup(env);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *arg = strchr(tok, ':');
+		if (arg)
+			*arg++ = '\0';
+		if (!strcmp(tok, "enospc") || !strcmp(tok, "eio")) {
+			faults.write_errno = tok[1] == 'n' ? ENOSPC : EIO;
+			faults.write_after = num(arg, 0);
+		} else if (!strcmp(tok, "erofs")) {
+			faults.open_errno = EROFS;
+		} else if (!strcmp(tok, "eacces")) {
+			faults.open_errno = EACCES;
+		} else if (!strcmp(tok, "kill")) {
+			if (arg && !strcmp(arg, "rename"))
+				faults.kill_rename = 1;
+			else if (arg && !strcmp(arg, "renamed"))
+				faults.kill_renamed = 1;
+			else
+				faults.kill_after = num(arg, 0);
+		} else if (!strcmp(tok, "chunk")) {
+			faults.chunk = (size_t)num(arg, 0);
+		} else if (!strcmp(tok, "delay")) {
+			faults.delay_us = (long)num(arg, 0);
+		}
+	}
+	free(copy);
+}
+
+static struct faults *get_faults(void)
+{
+	if (!faults.parsed)
+		parse_faults();
+	return &faults;
+}
+
+/* ------------------------------------------------------------ files */
+
+int astra_fsio_mkdirs(const char *dir)
+{
+	char *p;
+	size_t i, n = strlen(dir);
+	struct stat st;
+
+	if (!n)
+		return errno = ENOENT, -1;
+	if (stat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+	p = xstrdup(dir);
+	for (i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			int saved = errno;
+			free(p);
+			errno = saved;
+			return -1;
+		}
+		if (i < n)
+			p[i] = '/';
+	}
+	free(p);
+	if (stat(dir, &st) < 0)
+		return -1;
+	return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+}
+
+int astra_fsio_is_temp(const char *name)
+{
+	return strstr(name, ".tmp.") != NULL;
+}
+
+/* Create a fresh temporary file beside path; returns the fd and its name. */
+static int create_temp(const char *path, char **tmp_out)
+{
+	static unsigned counter;
+	struct faults *f = get_faults();
+	int tries;
+
+	if (f->open_errno)
+		return errno = f->open_errno, -1;
+	for (tries = 0; tries < 100; tries++) {
+		char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			*tmp_out = tmp;
+			return fd;
+		}
+		free(tmp);
+		if (errno != EEXIST)
+			return -1;
+	}
+	return errno = EEXIST, -1;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	struct faults *f = get_faults();
+	size_t done = 0;
+
+	while (done < len) {
+		size_t n = len - done;
+		ssize_t w;
+		if (f->chunk && n > f->chunk)
+			n = f->chunk;
+		if (f->delay_us)
+			usleep((useconds_t)f->delay_us);
+		if (f->kill_after >= 0 && (long long)(done + n) > f->kill_after) {
+			/* Write up to the kill point, then die as kill -9 would. */
+			size_t part = (size_t)(f->kill_after - (long long)done);
+			if (part && write(fd, data + done, part) < 0)
+				return -1;
+			raise(SIGKILL);
+		}
+		if (f->write_errno && (long long)(done + n) > f->write_after) {
+			size_t part = f->write_after > (long long)done ? (size_t)(f->write_after - (long long)done) : 0;
+			if (part && write(fd, data + done, part) < 0)
+				return -1;
+			return errno = f->write_errno, -1;
+		}
+		w = write(fd, data + done, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+int astra_fsio_write_atomic(const char *path, const void *data, size_t len)
+{
+	struct faults *f = get_faults();
+	char *tmp = NULL, *dir;
+	const char *slash = strrchr(path, '/');
+	int fd, saved;
+
+	fd = create_temp(path, &tmp);
+	if (fd < 0 && errno == ENOENT && slash && slash != path) {
+		dir = xstrndup(path, (size_t)(slash - path));
+		if (astra_fsio_mkdirs(dir) == 0)
+			fd = create_temp(path, &tmp);
+		saved = errno;
+		free(dir);
+		errno = saved;
+	}
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, data, len) < 0) {
+		saved = errno;
+		close(fd);
+		goto fail;
+	}
+	/* close() reports delayed write errors (NFS, quotas). */
+	if (close(fd) < 0) {
+		saved = errno;
+		goto fail;
+	}
+	if (f->kill_rename)
+		raise(SIGKILL);
+	if (rename(tmp, path) < 0) {
+		saved = errno;
+		goto fail;
+	}
+	if (f->kill_renamed)
+		raise(SIGKILL);
+	free(tmp);
+	return 0;
+fail:
+	unlink(tmp);
+	free(tmp);
+	errno = saved;
+	return -1;
+}

@@ -1,0 +1,271 @@
+/*
+ * key.c - the kernel key (see key.h).
+ *
+ * Separate from extraction so that what enters the key is decided in one
+ * place, readable as a list of sections; the extractor only provides the
+ * material (normalized token texts, the header closure).  The only file
+ * that includes xxhash.h.
+ */
+#include "autoconfig.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef ASTRA_XXH_INLINE
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
+#include "astra-cc/log.h"
+#include "astra-cc/run.h"
+#include "cache/key.h"
+
+void astra_key_digest(const void *data, size_t len, struct astra_key *out)
+{
+	XXH128_hash_t h = XXH3_128bits(data, len);
+	XXH128_canonical_t c;
+	size_t i;
+	static const char hex[] = "0123456789abcdef";
+	XXH128_canonicalFromHash(&c, h);
+	memcpy(out->hash, c.digest, 16);
+	for (i = 0; i < 16; i++) {
+		out->hex[2 * i] = hex[out->hash[i] >> 4];
+		out->hex[2 * i + 1] = hex[out->hash[i] & 15];
+	}
+	out->hex[32] = '\0';
+}
+
+/* One labelled section: "== label (N bytes)\n" content "\n". */
+static void section(struct astra_buf *b, const char *label, const char *content, size_t len)
+{
+	astra_buf_addf(b, "== %s (%zu bytes)\n", label, len);
+	astra_buf_add(b, content, len);
+	astra_buf_addch(b, '\n');
+}
+
+static void sections(struct astra_buf *b, const char *label, const char *content)
+{
+	section(b, label, content, strlen(content));
+}
+
+/* Is this normalized device flag a target option (-arch, -code, -gencode)? */
+static int is_target_flag(const char *flag)
+{
+	const struct astra_nvcc_opt *opt;
+	char *name = xstrndup(flag, strcspn(flag, "="));
+	opt = astra_nvccopt_find(name);
+	free(name);
+	return opt && (opt->flags & OPT_ARCH);
+}
+
+void astra_key_text(const struct astra_tu *tu, const struct astra_kernel *k, const struct astra_cmdline *cl,
+		    const char *arch, const char *nvcc_version, struct astra_buf *text)
+{
+	struct astra_buf tmp = ASTRA_BUF_INIT;
+	char *canon;
+	size_t i;
+
+	astra_buf_addf(&tmp, "%d", ASTRA_KEY_FORMAT);
+	sections(text, "format", tmp.buf);
+	sections(text, "kernel", k->norm ? k->norm : "");
+	canon = astra_pragma_canonical(&k->pragma);
+	sections(text, "pragma", canon);
+	free(canon);
+	for (i = 0; i < k->nr_deps; i++) {
+		char *label = xasprintf("dep %s", k->deps[i]);
+		sections(text, label, k->dep_norms ? k->dep_norms[i] : k->dep_texts[i]);
+		free(label);
+	}
+	for (i = 0; i < k->nr_headers; i++) {
+		const struct astra_header *h;
+		char *label;
+		if (k->headers[i] >= tu->includes.nr)
+			continue;
+		h = &tu->includes.items[k->headers[i]];
+		label = xasprintf("header %s", h->spelled);
+		if (h->text) {
+			struct astra_key d;
+			astra_key_digest(h->text, h->len, &d);
+			sections(text, label, d.hex);
+		} else {
+			sections(text, label, "not found");
+		}
+		free(label);
+	}
+	if (tu->includes.truncated)
+		sections(text, "headers", "truncated");
+	astra_buf_reset(&tmp);
+	for (i = 0; cl && i < cl->device_flags.nr; i++)
+		if (!is_target_flag(cl->device_flags.v[i]))
+			astra_buf_addf(&tmp, "%s\n", cl->device_flags.v[i]);
+	sections(text, "flags", tmp.buf);
+	sections(text, "arch", arch ? arch : "");
+	sections(text, "nvcc", nvcc_version ? nvcc_version : "");
+	astra_buf_release(&tmp);
+}
+
+void astra_key_compute(const struct astra_tu *tu, const struct astra_kernel *k, const struct astra_cmdline *cl,
+		       const char *arch, const char *nvcc_version, struct astra_key *out, struct astra_buf *text)
+{
+	struct astra_buf own = ASTRA_BUF_INIT;
+	struct astra_buf *b = text ? text : &own;
+	size_t from = b->len;
+	astra_key_text(tu, k, cl, arch, nvcc_version, b);
+	astra_key_digest(b->buf + from, b->len - from, out);
+	astra_buf_release(&own);
+}
+
+/* Write data to path atomically (temporary file, then rename). */
+static int write_atomic(const char *path, const char *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	size_t done = 0;
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	while (done < len) {
+		ssize_t w = write(fd, data + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int astra_key_nvcc_version(const char *nvcc, const char *cache_dir, struct astra_buf *out)
+{
+	struct stat st;
+	char *memo = NULL, *dir = NULL;
+	char *argv[3];
+	struct astra_run_opts opts;
+	struct astra_buf got = ASTRA_BUF_INIT;
+	int rc;
+
+	if (stat(nvcc, &st) < 0)
+		return error("cannot find nvcc at %s: %s", nvcc, strerror(errno));
+	if (cache_dir && *cache_dir) {
+		struct astra_buf id = ASTRA_BUF_INIT;
+		astra_buf_addf(&id, "%s%c%lld%c%lld.%09ld%c%llu%c%llu", nvcc, 0, (long long)st.st_size, 0,
+			       (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, 0,
+			       (unsigned long long)st.st_ino, 0, (unsigned long long)st.st_dev);
+		dir = xasprintf("%s/nvcc-version", cache_dir);
+		memo = xasprintf("%s/%016llx", dir, (unsigned long long)XXH3_64bits(id.buf, id.len));
+		astra_buf_release(&id);
+		if (astra_buf_read_file(&got, memo, 1 << 20) == 0 && got.len) {
+			astra_buf_add(out, got.buf, got.len);
+			astra_buf_release(&got);
+			free(memo);
+			free(dir);
+			return 0;
+		}
+		astra_buf_reset(&got);
+	}
+
+	argv[0] = (char *)nvcc;
+	argv[1] = "--version";
+	argv[2] = NULL;
+	memset(&opts, 0, sizeof(opts));
+	opts.out = &got;
+	opts.quiet = 1;
+	opts.timeout = 60;
+	rc = astra_run(argv, &opts);
+	if (rc != 0 || !got.len) {
+		astra_buf_release(&got);
+		free(memo);
+		free(dir);
+		return error("%s --version failed (status %d)", nvcc, rc);
+	}
+	if (memo) {
+		/* Remembering is an optimization: failures are only traced. */
+		mkdir(cache_dir, 0777);
+		mkdir(dir, 0777);
+		if (write_atomic(memo, got.buf, got.len) < 0)
+			astra_trace(ASTRA_TRACE_CACHE, "cannot remember the nvcc version in %s: %s", memo,
+				    strerror(errno));
+	}
+	astra_buf_add(out, got.buf, got.len);
+	astra_buf_release(&got);
+	free(memo);
+	free(dir);
+	return 0;
+}
+
+static void add_unique(struct astra_vec *out, const char *s)
+{
+	if (astra_vec_find(out, s) < 0)
+		astra_vec_push(out, s);
+}
+
+/* Add the sm_XX entries of a -code / -gencode code= list. */
+static void add_codes(struct astra_vec *out, const char *list)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	for (tok = strtok_r(copy, ",[]", &save); tok; tok = strtok_r(NULL, ",[]", &save))
+		if (astra_starts_with(tok, "sm_"))
+			add_unique(out, tok);
+	free(copy);
+}
+
+int astra_key_archs(const struct astra_cmdline *cl, struct astra_vec *out)
+{
+	size_t i;
+	const char *arch = NULL;
+	int have_code = 0, any = 0;
+	for (i = 0; i < cl->device_flags.nr; i++) {
+		const char *f = cl->device_flags.v[i];
+		const char *v = strchr(f, '=');
+		if (!v || !is_target_flag(f))
+			continue;
+		v++;
+		any = 1;
+		if (astra_starts_with(f, "--gpu-architecture=")) {
+			arch = v;
+		} else if (astra_starts_with(f, "--gpu-code=")) {
+			have_code = 1;
+			add_codes(out, v);
+		} else if (astra_starts_with(f, "--generate-code=")) {
+			const char *code = strstr(v, "code=");
+			have_code = 1;
+			if (code)
+				add_codes(out, code + 5);
+			else if (strstr(v, "arch=sm_"))
+				add_codes(out, strstr(v, "arch=") + 5);
+		}
+	}
+	if (arch && (!strcmp(arch, "native") || !strcmp(arch, "all") || !strcmp(arch, "all-major")))
+		return -1;
+	/* -arch=sm_XX alone means code=sm_XX,compute_XX; -arch=compute_XX alone is PTX only. */
+	if (arch && !have_code)
+		add_unique(out, arch);
+	if (!any)
+		add_unique(out, "default");
+	return 0;
+}
+
+int astra_key_write_debug(const char *output, const char *text)
+{
+	char *path = xasprintf("%s.astra-key.txt", output);
+	int ret = write_atomic(path, text, strlen(text));
+	if (ret < 0)
+		error("cannot write %s: %s", path, strerror(errno));
+	free(path);
+	return ret;
+}

@@ -1,0 +1,102 @@
+/*
+ * store.h - the cache of verified variants, as its callers see it.
+ *
+ * Callers:
+ *   - the compile pipeline (passes/pipeline.c): for each annotated kernel,
+ *     astra_cache_lookup(key, cc).  A hit gives the verdict: FASTER with
+ *     the variant's text (its launch geometry is a `#pragma astra launch`
+ *     line inside that text), NO_FASTER or FAILED (compile the original).
+ *     A miss in `use` mode: astra_cache_queue_add() (cache/queue.h).
+ *   - the optimization loop (agents/loop.c): per (key, cc), take the lock
+ *     (cache/lock.h), look up again (another process may have finished
+ *     while this one waited), optimize, astra_cache_store(), unlock.
+ *   - astra-cc's commands (-s, --list, --show-entry, -C, --cleanup, ...).
+ *
+ * Failure is a miss: nothing here fails a build.  An unreadable, missing,
+ * read-only or full cache directory makes lookups miss and stores fail;
+ * the reason is logged and counted (cache/stats.h), never printed.  A
+ * corrupt entry, or one of an unknown format version, is logged, counted,
+ * removed (so the next optimization replaces it) and reported as a miss;
+ * it is never substituted.
+ *
+ * Statistics counted here: HITS (+ HITS_<verdict>), MISSES,
+ * CORRUPT_ENTRIES, UNKNOWN_FORMAT, VERDICT_<verdict> for each store,
+ * CACHE_UNWRITABLE / CACHE_FULL / CACHE_IO_ERRORS, CLEANUPS, EVICTED.
+ * The caller flushes them (astra_stats_flush) as the driver does.
+ *
+ * Entries live in storage tiers (cache/storage.h); today the only tier is
+ * the local directory.  With a remote tier, a lookup will try local then
+ * remote (copying a remote hit into the local tier) and a store will write
+ * both, without callers changing.
+ */
+#ifndef ASTRA_STORE_H
+#define ASTRA_STORE_H
+
+#include "astra-cc/buf.h"
+#include "cache/manifest.h"
+#include "cache/storage.h"
+
+struct astra_cache;
+
+/*
+ * Open the cache in dir (NULL: the `dir` setting).  Never fails and
+ * creates nothing: directories are made by the first store.  max_size is
+ * taken from the `max_size` setting (0: no limit).
+ */
+struct astra_cache *astra_cache_open(const char *dir);
+void astra_cache_close(struct astra_cache *c);
+
+/* The cache directory (owned by c). */
+const char *astra_cache_dir(const struct astra_cache *c);
+/* The local storage tier (owned by c), for commands that walk it. */
+struct astra_storage *astra_cache_local(struct astra_cache *c);
+
+/*
+ * Look up the verdict for (key, cc).  Returns 1 on a hit (out is filled:
+ * the caller releases it with astra_entry_release) or 0 on a miss (out is
+ * left initialized and empty).  A hit records the entry's use for LRU
+ * cleanup.  Cost: one open and read of a few kilobytes; a miss is one
+ * failed open.
+ */
+int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct astra_entry *out);
+
+/*
+ * Store e, replacing any entry for (e->key, e->cc).  transcript, if not
+ * NULL, is the LLM conversation (a JSON array, transcript_len bytes) kept
+ * beside the entry; its checksum goes into the manifest.  e->created is set
+ * to now when 0 (so e is modified).  Afterwards, if the cache is over its
+ * size limit, an LRU cleanup runs (skipped when another process is already
+ * cleaning).  Returns 0, or -1 (logged and counted; the build goes on).
+ */
+int astra_cache_store(struct astra_cache *c, struct astra_entry *e, const char *transcript,
+		      size_t transcript_len);
+
+/*
+ * Read an entry without counting it as a lookup or touching it (for
+ * --show-entry and --list).  manifest_out: as astra_entry_decode.  st:
+ * size and last use of the entry file.  Returns 1, 0 (absent) or -1
+ * (corrupt or unreadable: *why says which; the entry is left in place).
+ */
+int astra_cache_peek(struct astra_cache *c, const char *key, int cc, struct astra_entry *out,
+		     struct astra_json **manifest_out, struct astra_storage_stat *st, const char **why);
+
+/*
+ * The transcript stored with (key, cc), checked against the entry's
+ * manifest.  Returns 1 (appended to out), 0 (none) or -1 (corrupt or
+ * unreadable).
+ */
+int astra_cache_transcript(struct astra_cache *c, const char *key, int cc, struct astra_buf *out);
+
+/* Remove the entry for (key, cc) and its transcript.  0 or -1. */
+int astra_cache_remove(struct astra_cache *c, const char *key, int cc);
+
+/* Object names: "<key>-<cc>.entry" and "<key>-<cc>.transcript" (malloc'd). */
+char *astra_cache_entry_name(const char *key, int cc);
+char *astra_cache_transcript_name(const char *key, int cc);
+/*
+ * Split an object name into key and cc (key: 33 bytes).  Returns 1 for an
+ * entry, 2 for a transcript, 0 for anything else.
+ */
+int astra_cache_parse_name(const char *name, char *key, int *cc);
+
+#endif

@@ -1,0 +1,1 @@
+#define K 1.0f
