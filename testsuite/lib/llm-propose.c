@@ -7,8 +7,8 @@
  * ...), compiles each candidate alone with $NVCC through the same
  * try_compile callback the loop offers, feeds every candidate back as an
  * attempt that was not verified (there is no GPU here), prints what it got,
- * writes the transcript where the cache entry would keep it, and flushes
- * the statistics.  It always exits 0 unless it is used wrongly: the LLM's
+ * stores the verdict ("failed": nothing was verified) with the transcript
+ * in the cache as the loop will, and flushes the statistics.  It always exits 0 unless it is used wrongly: the LLM's
  * failures must never fail a build.
  *
  * Usage: llm-propose [--rounds N] [--cc N] [--profile] [--history]
@@ -31,6 +31,8 @@
 #include <sys/stat.h>
 
 #include "agents/llm-answer.h"
+#include "cache/key.h"
+#include "cache/store.h"
 #include "passes/extract.h"
 #include "agents/llm-optimizer.h"
 #include "astra-cc/buf.h"
@@ -157,6 +159,51 @@ static int try_compile(void *arg, const struct astra_variant *v, struct astra_bu
 	d->compiles++;
 	printf("compile %d: %s\n", d->compiles, rc == 0 ? "ok" : "failed");
 	return rc == 0 ? 0 : -1;
+}
+
+/*
+ * Store what the loop would store for this kernel: without a GPU nothing
+ * was verified, so the verdict is "failed" with that reason, and the
+ * transcript goes beside it.  The key is written to ./entry-key for tests
+ * (`astra-cc --show-entry $(cat entry-key) --transcript`).
+ */
+static void store_entry(const struct astra_tu *tu, const struct astra_kernel *k,
+			const struct astra_cmdline *cl, int cc, const char *transcript)
+{
+	struct astra_cache *c = astra_cache_open(NULL);
+	struct astra_vec archs = ASTRA_VEC_INIT;
+	struct astra_buf ver = ASTRA_BUF_INIT;
+	struct astra_entry e;
+	struct astra_key key;
+	const char *nvcc = astra_getenv("NVCC");
+	FILE *f;
+
+	if (!nvcc || astra_key_nvcc_version(nvcc, astra_cache_dir(c), &ver) < 0)
+		astra_buf_adds(&ver, "unknown");
+	if (astra_key_archs(cl, &archs) < 0 || !archs.nr)
+		astra_vec_push(&archs, "default");
+	astra_key_compute(tu, k, cl, archs.v[0], ver.buf, &key, NULL);
+	astra_entry_init(&e);
+	e.key = xstrdup(key.hex);
+	e.cc = cc ? cc : 90;
+	e.verdict = ASTRA_VERDICT_FAILED;
+	e.reason = xstrdup("llm-propose: the candidates were not verified (no GPU in this test)");
+	e.kernel = xstrdup(k->name);
+	e.file = xstrdup(k->file ? k->file : tu->path);
+	e.line = k->line;
+	e.optimizer = xstrdup("llm");
+	e.model = xstrdup(astra_config_str(ASTRA_CFG_LLM_MODEL));
+	if (astra_cache_store(c, &e, transcript, transcript ? strlen(transcript) : 0) == 0) {
+		f = fopen("entry-key", "w");
+		if (f) {
+			fprintf(f, "%s\n", key.hex);
+			fclose(f);
+		}
+	}
+	astra_entry_release(&e);
+	astra_vec_clear(&archs);
+	astra_buf_release(&ver);
+	astra_cache_close(c);
 }
 
 static void canned_profile(struct astra_profile *p)
@@ -288,26 +335,17 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* Where the cache entry will keep it, until the cache stores it. */
+	/* As the loop will: the verdict and the transcript into the cache. */
 	t = opt.transcript(&opt);
-	if (t) {
-		char *dest = transcript_path ? xstrdup(transcript_path) :
-			     xasprintf("%s/transcripts/%s.json", astra_config_str(ASTRA_CFG_DIR), k->name);
-		FILE *f;
-		if (!transcript_path) {
-			char *td = xasprintf("%s/transcripts", astra_config_str(ASTRA_CFG_DIR));
-			mkdir(astra_config_str(ASTRA_CFG_DIR), 0777);
-			mkdir(td, 0777);
-			free(td);
-		}
-		f = fopen(dest, "w");
+	store_entry(&tu, k, &cl, cc, t);
+	if (t && transcript_path) {
+		FILE *f = fopen(transcript_path, "w");
 		if (f) {
 			fputs(t, f);
 			fclose(f);
 		}
-		free(dest);
-		free(t);
 	}
+	free(t);
 	opt.release(&opt);
 	astra_stats_flush(astra_config_str(ASTRA_CFG_DIR));
 
