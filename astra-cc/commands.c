@@ -18,6 +18,10 @@
 #include "cache/stats.h"
 #include "passes/listkernels.h"
 #include "cache/cachecmd.h"
+#include "passes/withvariant.h"
+#include "agents/warmup.h"
+#include "agents/verify-cmd.h"
+#include "rules/explain.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -65,6 +69,14 @@ static const struct astra_command commands[] = {
 	{ "--clear", "-C", astra_cache_cmd_clear, "[--json]", "remove every cache entry" },
 	{ "--list-kernels", NULL, astra_list_kernels, "FILE.cu [nvcc flags] [--json] [--key-text]",
 	  "annotated kernels: location, pragma, dependencies, key" },
+	{ "--with-variant", NULL, astra_with_variant, "NAME=FILE [--cc 90] [--save DIR] -- NVCC ARGS",
+	  "compile with a hand-written variant of kernel NAME (not verified!)" },
+	{ "--verify", NULL, astra_verify_command, "FILE.cu --kernel NAME --candidate V.cu [--json] [nvcc flags]",
+	  "judge hand-written variants of a kernel: verdict and evidence" },
+	{ "--warmup", NULL, astra_warmup_cmd, "[-j N] [--rounds N] [--no-run] [--json F] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
+	  "optimize annotated kernels now (the queue, a compile_commands.json, or files)" },
+	{ "--explain", NULL, astra_rules_explain_command, "FILE.cu [nvcc flags] [--cc XX]",
+	  "which rules apply to each annotated kernel, and why the others do not" },
 };
 
 const struct astra_command *astra_command_find(int argc, char **argv)

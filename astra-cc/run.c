@@ -124,7 +124,8 @@ int astra_run(char *const *argv, struct astra_run_opts *o)
 	if (pid < 0)
 		return error("cannot fork: %s", strerror(errno));
 	if (pid == 0) {
-		setpgid(0, 0);
+		if (!o->foreground)
+			setpgid(0, 0);
 		if (o->out) {
 			dup2(outp[1], 1);
 			close(outp[0]);
@@ -160,7 +161,7 @@ int astra_run(char *const *argv, struct astra_run_opts *o)
 		if (o->timeout > 0) {
 			double left = o->timeout - (astra_now() - start);
 			if (left <= 0) {
-				kill(-pid, SIGKILL);
+				kill(o->foreground ? pid : -pid, SIGKILL);
 				o->timed_out = 1;
 				break;
 			}
@@ -204,7 +205,8 @@ int astra_run(char *const *argv, struct astra_run_opts *o)
 		;
 reaped:
 	/* Anything the child left behind in its group goes too. */
-	kill(-pid, SIGKILL);
+	if (!o->foreground)
+		kill(-pid, SIGKILL);
 	if (outp[0] >= 0)
 		close(outp[0]);
 	if (errp[0] >= 0)

@@ -4,7 +4,8 @@
  * Programs are started from argv arrays (fork + execv), never through a
  * shell: kernel text may come from an LLM and is hostile input.  A child
  * runs in its own process group so that a time limit can kill everything it
- * started (a hung test program, nvcc's own children).
+ * started (a hung test program, nvcc's own children), unless it is the
+ * user's compile in the foreground (opts.foreground).
  */
 #ifndef ASTRA_RUN_H
 #define ASTRA_RUN_H
@@ -20,6 +21,7 @@ struct astra_run_opts {
 	int quiet;                /* no capture buffer: send the stream to /dev/null */
 	size_t max_capture;       /* per stream; 0 = 64 MiB; the rest is drained, dropped */
 	double timeout;           /* seconds; 0 = none */
+	int foreground;           /* stay in our process group, so that ^C reaches the child too */
 	/* Results. */
 	int timed_out;            /* the child was killed at the time limit */
 	int signal;               /* the signal that ended the child, or 0 */

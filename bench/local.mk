@@ -13,3 +13,11 @@ bench-reference:
 	NVCC="$(NVCC_PATH)" $(SHELL) $(srcdir)/bench/run-reference
 
 .PHONY: bench-reference
+
+# Extraction and key time for one TU (built on demand: make bench/bench-extract;
+# bench/bench-extract.sh generates a 2,000-line TU and reports the figures).
+EXTRA_PROGRAMS = bench/bench-extract
+bench_bench_extract_SOURCES = bench/bench-extract.c
+bench_bench_extract_LDADD = $(ASTRA_LIBS)
+CLEANFILES += $(EXTRA_PROGRAMS)
+EXTRA_DIST += bench/bench-extract.sh

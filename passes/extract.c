@@ -1,8 +1,9 @@
 /*
  * extract.c - finding annotated kernels with libclang (see extract.h).
  *
- * This is the only file that includes clang-c/Index.h: the rest of
- * astra-cc sees passes/kernel.h.  It is separate from everything else
+ * This is the only file that includes clang-c/Index.h (and the only one
+ * that loads libclang, at the first extraction): the rest of astra-cc sees
+ * passes/kernel.h.  It is separate from everything else
  * because libclang is the one heavy, version-dependent dependency; the
  * adapter builds against the headers of libclang 14 and runs with 14 or
  * 16 (the GPU host), using only calls both have.
@@ -20,6 +21,8 @@
 #include "autoconfig.h"
 
 #include <clang-c/Index.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,138 @@
 #include "astra-cc/log.h"
 #include "astra-cc/vec.h"
 #include "passes/extract.h"
+
+
+/*
+ * libclang is loaded with dlopen() the first time a file is extracted,
+ * not linked: loading and relocating libclang and libLLVM takes tens of
+ * milliseconds, and the driver starts on every compile, annotated or not
+ * (DESIGN.md, invariant 6).  The calls below keep their names: each
+ * clang_* is a macro for a pointer that dlsym() fills, typed from the
+ * prototype in clang-c/Index.h.  The library is the one configure found
+ * (ASTRA_LIBCLANG_PATH), or $ASTRA_CC_LIBCLANG.
+ */
+#define LIBCLANG_FUNCTIONS(X) \
+	X(clang_Cursor_hasAttrs) \
+	X(clang_File_isEqual) \
+	X(clang_createIndex) \
+	X(clang_disposeIndex) \
+	X(clang_disposeSourceRangeList) \
+	X(clang_disposeString) \
+	X(clang_disposeTokens) \
+	X(clang_disposeTranslationUnit) \
+	X(clang_getCString) \
+	X(clang_getCanonicalType) \
+	X(clang_getCursorExtent) \
+	X(clang_getCursorKind) \
+	X(clang_getCursorKindSpelling) \
+	X(clang_getCursorLocation) \
+	X(clang_getCursorSemanticParent) \
+	X(clang_getCursorSpelling) \
+	X(clang_getCursorType) \
+	X(clang_getExpansionLocation) \
+	X(clang_getFile) \
+	X(clang_getLocationForOffset) \
+	X(clang_getPointeeType) \
+	X(clang_getRange) \
+	X(clang_getRangeEnd) \
+	X(clang_getRangeStart) \
+	X(clang_getSkippedRanges) \
+	X(clang_getSpellingLocation) \
+	X(clang_getTokenKind) \
+	X(clang_getTokenLocation) \
+	X(clang_getTranslationUnitCursor) \
+	X(clang_getTypeSpelling) \
+	X(clang_isConstQualifiedType) \
+	X(clang_isPreprocessing) \
+	X(clang_parseTranslationUnit2) \
+	X(clang_tokenize) \
+	X(clang_visitChildren)
+
+#define DECLARE(f) static __typeof__(&f) p_##f;
+LIBCLANG_FUNCTIONS(DECLARE)
+#undef DECLARE
+
+#define SLOT(f) { #f, (void **)&p_##f },
+static const struct {
+	const char *name;
+	void **slot;
+} libclang_symbols[] = { LIBCLANG_FUNCTIONS(SLOT) };
+#undef SLOT
+
+#define clang_Cursor_hasAttrs (*p_clang_Cursor_hasAttrs)
+#define clang_File_isEqual (*p_clang_File_isEqual)
+#define clang_createIndex (*p_clang_createIndex)
+#define clang_disposeIndex (*p_clang_disposeIndex)
+#define clang_disposeSourceRangeList (*p_clang_disposeSourceRangeList)
+#define clang_disposeString (*p_clang_disposeString)
+#define clang_disposeTokens (*p_clang_disposeTokens)
+#define clang_disposeTranslationUnit (*p_clang_disposeTranslationUnit)
+#define clang_getCString (*p_clang_getCString)
+#define clang_getCanonicalType (*p_clang_getCanonicalType)
+#define clang_getCursorExtent (*p_clang_getCursorExtent)
+#define clang_getCursorKind (*p_clang_getCursorKind)
+#define clang_getCursorKindSpelling (*p_clang_getCursorKindSpelling)
+#define clang_getCursorLocation (*p_clang_getCursorLocation)
+#define clang_getCursorSemanticParent (*p_clang_getCursorSemanticParent)
+#define clang_getCursorSpelling (*p_clang_getCursorSpelling)
+#define clang_getCursorType (*p_clang_getCursorType)
+#define clang_getExpansionLocation (*p_clang_getExpansionLocation)
+#define clang_getFile (*p_clang_getFile)
+#define clang_getLocationForOffset (*p_clang_getLocationForOffset)
+#define clang_getPointeeType (*p_clang_getPointeeType)
+#define clang_getRange (*p_clang_getRange)
+#define clang_getRangeEnd (*p_clang_getRangeEnd)
+#define clang_getRangeStart (*p_clang_getRangeStart)
+#define clang_getSkippedRanges (*p_clang_getSkippedRanges)
+#define clang_getSpellingLocation (*p_clang_getSpellingLocation)
+#define clang_getTokenKind (*p_clang_getTokenKind)
+#define clang_getTokenLocation (*p_clang_getTokenLocation)
+#define clang_getTranslationUnitCursor (*p_clang_getTranslationUnitCursor)
+#define clang_getTypeSpelling (*p_clang_getTypeSpelling)
+#define clang_isConstQualifiedType (*p_clang_isConstQualifiedType)
+#define clang_isPreprocessing (*p_clang_isPreprocessing)
+#define clang_parseTranslationUnit2 (*p_clang_parseTranslationUnit2)
+#define clang_tokenize (*p_clang_tokenize)
+#define clang_visitChildren (*p_clang_visitChildren)
+
+static int libclang_state; /* 1: loaded, -1: cannot be loaded */
+
+static void libclang_open(void)
+{
+	const char *candidates[4];
+	void *h = NULL;
+	size_t i, n = 0;
+
+	libclang_state = -1;
+	if (getenv("ASTRA_CC_LIBCLANG") && *getenv("ASTRA_CC_LIBCLANG"))
+		candidates[n++] = getenv("ASTRA_CC_LIBCLANG");
+	candidates[n++] = ASTRA_LIBCLANG_PATH;
+	candidates[n++] = "libclang.so";
+	candidates[n++] = "libclang.so.1";
+	for (i = 0; i < n && !h; i++)
+		h = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		error("cannot load libclang (%s): %s", ASTRA_LIBCLANG_PATH, dlerror());
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(libclang_symbols); i++) {
+		*libclang_symbols[i].slot = dlsym(h, libclang_symbols[i].name);
+		if (!*libclang_symbols[i].slot) {
+			error("libclang lacks %s", libclang_symbols[i].name);
+			return;
+		}
+	}
+	libclang_state = 1;
+}
+
+/* Load libclang once (thread-safe); 0, or -1 (logged) when it cannot be loaded. */
+static int libclang_load(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, libclang_open);
+	return libclang_state > 0 ? 0 : -1;
+}
 
 /* ------------------------------------------------------------ the file model */
 
@@ -56,6 +191,14 @@ struct def {
 	enum def_kind kind;
 	int always;           /* a __device__ operator: no name leads to it */
 	int mark;             /* in the closure being computed */
+	/*
+	 * Declarations get their range only when a kernel needs them:
+	 * clang_getCursorExtent re-lexes the last token, and host code has
+	 * many declarations no kernel uses.
+	 */
+	int lazy;
+	CXCursor cursor;
+	size_t linkage_start; /* (size_t)-1, or where its `extern "C"` starts */
 };
 
 struct nameref {
@@ -205,8 +348,19 @@ static size_t add_def(struct file *f, const char *name, size_t start, size_t end
 	d->t0 = tok_at(f, start);
 	d->t1 = tok_at(f, end);
 	d->kind = kind;
+	d->linkage_start = (size_t)-1;
 	add_ref(f, name, strlen(name), f->nr_defs);
 	return f->nr_defs++;
+}
+
+/* A declaration whose range is computed when needed (resolve_def). */
+static size_t add_lazy_def(struct file *f, const char *name, CXCursor c, enum def_kind kind, size_t linkage_start)
+{
+	size_t d = add_def(f, name, 0, 0, kind);
+	f->defs[d].lazy = 1;
+	f->defs[d].cursor = c;
+	f->defs[d].linkage_start = linkage_start;
+	return d;
 }
 
 /* ------------------------------------------------------------ tokens */
@@ -529,6 +683,29 @@ static size_t function_end(const struct file *f, size_t end, size_t *body)
 	return end;
 }
 
+/* Compute the range of a lazy def: the whole declaration, body or ';' included. */
+static void resolve_def(struct file *f, struct def *d)
+{
+	size_t start, end, body;
+	if (!d->lazy)
+		return;
+	d->lazy = 0;
+	if (!extent(f, d->cursor, &start, &end)) {
+		d->start = d->end = d->t0 = d->t1 = 0;
+		return;
+	}
+	if (d->kind == DEF_FUNC)
+		end = function_end(f, end, &body);
+	else
+		end = over_semicolon(f, end);
+	if (d->linkage_start != (size_t)-1)
+		start = d->linkage_start;
+	d->start = start;
+	d->end = end;
+	d->t0 = tok_at(f, start);
+	d->t1 = tok_at(f, end);
+}
+
 static enum CXChildVisitResult visit_enum(CXCursor c, CXCursor parent, CXClientData data)
 {
 	struct file *f = data;
@@ -552,14 +729,15 @@ static int linkage_c(const struct file *f, size_t start)
 	return tok_is(f, next_code(f, i + 2), "{") ? 2 : 1;
 }
 
-static void add_function(struct visit *V, CXCursor c, enum CXCursorKind k, size_t start, size_t end)
+static void add_function(struct visit *V, CXCursor c, enum CXCursorKind k)
 {
 	struct file *f = V->f;
-	size_t body, full = function_end(f, end, &body), d;
+	size_t body, full, d, start, end;
 	char *name = spelling(c);
-	int attrs = cuda_attrs(c);
+	/* Host code has no attributes: skip the walk over its children. */
+	int attrs = k == CXCursor_FunctionTemplate || clang_Cursor_hasAttrs(c) ? cuda_attrs(c) : 0;
 
-	d = add_def(f, name, V->extern_c == 1 ? V->linkage_start : start, full, DEF_FUNC);
+	d = add_lazy_def(f, name, c, DEF_FUNC, V->extern_c == 1 ? V->linkage_start : (size_t)-1);
 	if (astra_starts_with(name, "operator") && !is_ident_char(name[8]))
 		f->defs[d].always = (attrs & 2) != 0;
 	/* Out-of-line members: reachable through their class's name too. */
@@ -569,11 +747,13 @@ static void add_function(struct visit *V, CXCursor c, enum CXCursorKind k, size_
 		add_ref(f, cls, strlen(cls), d);
 		free(cls);
 	}
-	if ((k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate) && (attrs & 1)) {
+	if ((k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate) && (attrs & 1) &&
+	    extent(f, c, &start, &end)) {
 		struct kcand *kc;
 		size_t at;
 		long name_off = file_offset(f, clang_getCursorLocation(c));
 		int from_macro;
+		full = function_end(f, end, &body);
 		at = name_off >= 0 ? tok_at(f, (size_t)name_off) : f->nr_toks;
 		from_macro = at >= f->nr_toks || f->toks[at].off != (size_t)name_off || !tok_is(f, at, name);
 		/* A declaration is no candidate; a macro's expansion hides the body. */
@@ -606,7 +786,7 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
 	char *name;
 	(void)parent;
 
-	if (!extent(f, c, &start, &end))
+	if (clang_isPreprocessing(k) || file_offset(f, clang_getCursorLocation(c)) < 0)
 		return CXChildVisit_Continue;
 	switch (k) {
 	case CXCursor_Namespace:
@@ -615,7 +795,7 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
 	case CXCursor_LinkageSpec:
 	case CXCursor_UnexposedDecl: {
 		struct visit inner = *V;
-		int lc = linkage_c(f, start);
+		int lc = extent(f, c, &start, &end) ? linkage_c(f, start) : 0;
 		if (lc) {
 			inner.extern_c = lc;
 			inner.linkage_start = start;
@@ -629,7 +809,7 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
 	case CXCursor_Constructor:
 	case CXCursor_Destructor:
 	case CXCursor_ConversionFunction:
-		add_function(V, c, k, start, end);
+		add_function(V, c, k);
 		break;
 	case CXCursor_StructDecl:
 	case CXCursor_UnionDecl:
@@ -645,7 +825,8 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
 		/* Anonymous types have names like "(unnamed struct at ...)". */
 		if (strchr(name, ' ') || strchr(name, '('))
 			name[0] = '\0';
-		add_def(f, name, start, over_semicolon(f, end), k == CXCursor_VarDecl ? DEF_VAR : DEF_TYPE);
+		add_lazy_def(f, name, c, k == CXCursor_VarDecl ? DEF_VAR : DEF_TYPE,
+			     V->extern_c == 1 ? V->linkage_start : (size_t)-1);
 		if (k == CXCursor_EnumDecl)
 			clang_visitChildren(c, visit_enum, f);
 		free(name);
@@ -857,6 +1038,7 @@ static void lookup(struct closure *C, const char *name, size_t n)
 			d = &g->defs[ref->def];
 			if (d->mark)
 				continue;
+			resolve_def(g, d);
 			/* The kernel itself (or a def that contains it) is not a dependency. */
 			if (k == 0 && d->start <= C->kstart && d->end >= C->kend)
 				continue;
@@ -880,6 +1062,7 @@ static void compute_closure(struct closure *C, size_t t0, size_t t1, const struc
 			g->defs[i].mark = 0;
 		for (i = 0; i < g->nr_defs; i++)
 			if (g->defs[i].always) {
+				resolve_def(g, &g->defs[i]);
 				g->defs[i].mark = 1;
 				push_work(C, g, g->defs[i].t0, g->defs[i].t1);
 			}
@@ -1384,6 +1567,8 @@ int astra_extract_text(struct astra_tu *tu, const char *path, const char *text, 
 	tu->path = xstrdup(path);
 	tu->text = xstrndup(text, len);
 	tu->len = len;
+	if (libclang_load() < 0)
+		return -1;
 	if (cl)
 		astra_includes_dirs(cl, &dirs);
 	astra_includes_scan(path, tu->text, len, dirs.v, ASTRA_INCLUDES_MISSING, &tu->includes);
@@ -1529,7 +1714,7 @@ static enum CXChildVisitResult visit_candidate(CXCursor c, CXCursor parent, CXCl
 		V.extern_c = K->extern_c;
 		V.linkage_start = K->linkage_start;
 		if (attrs & 1) {
-			add_function(&V, c, k, start, end);
+			add_function(&V, c, k);
 			if (f->nr_kc == nr_kc)
 				reject(K, start, "__global__ function '%s' has no body", name);
 		} else if (!(attrs & 2)) {
@@ -1780,11 +1965,20 @@ int astra_extract_candidate(const struct astra_kernel *orig, struct astra_varian
 	free(v->block);
 	free(v->shmem);
 	v->grid = v->block = v->shmem = NULL;
+	if (!orig) {
+		astra_buf_adds(why, "no original kernel to compare with\n");
+		return -1;
+	}
 	if (!v->text || !v->text[0]) {
 		astra_buf_adds(why, "the variant is empty\n");
 		return -1;
 	}
 
+	if (libclang_load() < 0) {
+		astra_buf_adds(why, "libclang cannot be loaded\n");
+		astra_vec_clear(&K.names);
+		return -1;
+	}
 	build_args(&args, NULL);
 	idx = clang_createIndex(0, 0);
 	memset(&f, 0, sizeof(f));

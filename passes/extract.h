@@ -20,6 +20,10 @@
  * go into tu->diags as GNU-style warnings; a kernel whose pragma is wrong
  * is still listed, with bad_pragma set, so callers can say why it is left
  * alone.
+ *
+ * The functions may be called from several threads at once: each call has
+ * its own libclang index, and libclang is loaded (dlopen) once, at the
+ * first call.
  */
 #ifndef ASTRA_EXTRACT_H
 #define ASTRA_EXTRACT_H

@@ -3,19 +3,29 @@
  *
  * This file only sequences the passes; each pass lives in its own file:
  * extraction (passes/extract.c), pragma diagnostics, the kernel keys
- * (cache/key.c, with the debug_key file); lookup and substitution follow.
+ * (cache/key.c, with the debug_key file), the lookups (cache/store.c) and
+ * the policy on a miss (queue for warmup, or the loop in agents/loop.c),
+ * and substitution (passes/substitute.c).
  */
 #include "autoconfig.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "agents/loop.h"
+#include "agents/warmup.h"
 #include "astra-cc/buf.h"
 #include "astra-cc/config.h"
 #include "astra-cc/log.h"
 #include "cache/key.h"
+#include "cache/lock.h"
+#include "cache/queue.h"
 #include "cache/stats.h"
+#include "cache/store.h"
+#include "passes/substitute.h"
 #include "passes/extract.h"
 #include "passes/includes.h"
 #include "passes/pipeline.h"
@@ -79,17 +89,129 @@ static char *object_path(const struct astra_cmdline *cl)
 	return xasprintf("%.*s.o", (int)n, base);
 }
 
+/* What the lookups found for one kernel. */
+struct found {
+	const struct astra_kernel *kernel;
+	struct astra_variant variant;   /* the variant to substitute (text NULL: none) */
+	int ccs[16];                    /* the architectures it was verified for */
+	size_t nr_ccs;
+};
+
+/* 90 for "sm_90", "sm_90a"; 0 for "default" and anything else. */
+static int target_cc(const char *arch)
+{
+	if (!astra_starts_with(arch, "sm_") && !astra_starts_with(arch, "compute_"))
+		return 0;
+	return atoi(arch + strcspn(arch, "0123456789"));
+}
+
 /*
- * The keys of the kernels that may be optimized, one per target; with
- * debug_key, the hashed texts go to <output>.astra-key.txt.  Returns 0,
- * or -1 when no key can be computed (logged).
+ * `optimize` without a GPU behaves as `use` and says so in the log once
+ * (a marker file in the cache directory remembers that it was said).
  */
-static int compute_keys(struct astra_invocation *inv, const struct astra_tu *tu)
+static void note_no_gpu_once(void)
+{
+	char *marker = xasprintf("%s/optimize-without-gpu.noted", astra_config_str(ASTRA_CFG_DIR));
+	int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		close(fd);
+		warning("mode=optimize, but this machine has no GPU: kernels are queued for "
+			"`astra-cc --warmup` as in mode=use (said once; remove %s to hear it again)", marker);
+	}
+	free(marker);
+}
+
+/* Queue a missed kernel for `astra-cc --warmup`. */
+static void queue_for_warmup(struct astra_cache *cache, const struct astra_invocation *inv,
+			     const struct astra_kernel *k, const char *key, int cc)
+{
+	struct astra_warmup_item it;
+	char cwd[4096];
+	astra_warmup_item_init(&it);
+	it.key = xstrdup(key);
+	it.cc = cc;
+	it.kernel = xstrdup(k->name);
+	it.source = xstrdup(inv->cl.inputs.v[0]);
+	it.cwd = xstrdup(getcwd(cwd, sizeof(cwd)) ? cwd : ".");
+	astra_vec_pushv(&it.argv, inv->argv.v, inv->argv.nr);
+	astra_cache_queue_add(cache, &it); /* counts ASTRA_STAT_QUEUED */
+	astra_warmup_item_release(&it);
+}
+
+/*
+ * `optimize` on a miss: run the loop now, under the kernel's lock, if this
+ * machine's GPU is the architecture the lookup was for.  Returns 1 when a
+ * verdict is now in the cache (*e filled), else 0.
+ */
+static int optimize_now(struct astra_cache *cache, struct astra_invocation *inv, const struct astra_tu *tu,
+			const struct astra_kernel *k, const char *arch, const char *key, int cc,
+			const char *version, struct astra_entry *e)
+{
+	static int gpu_known, gpu_cc;
+	struct astra_cache_lock lk = ASTRA_CACHE_LOCK_INIT;
+	struct astra_loop_opts lo = { 0 };
+	struct astra_loop_result res;
+	int got;
+
+	if (!gpu_known) {
+		struct astra_gpu g;
+		gpu_cc = astra_gpu_detect(&g) ? g.cc : 0;
+		gpu_known = 1;
+	}
+	if (!gpu_cc) {
+		note_no_gpu_once();
+		return 0;
+	}
+	if (gpu_cc != cc)
+		return 0;
+	got = astra_cache_lock(cache, key, cc, (double)astra_config_int(ASTRA_CFG_LOCK_WAIT), &lk);
+	if (got <= 0) {
+		if (got == 0)
+			astra_stats_inc(ASTRA_STAT_LOCK_TIMEOUTS);
+		return 0;
+	}
+	/* Another process may have finished while this one waited. */
+	if (astra_cache_lookup(cache, key, cc, e) == 1) {
+		astra_cache_unlock(&lk);
+		return 1;
+	}
+	lo.nvcc = inv->nvcc;
+	astra_loop_run(tu, k, &inv->cl, &lo, &res);
+	if (res.verdict != ASTRA_VERDICT_NONE) {
+		e->key = xstrdup(key);
+		e->cc = cc;
+		e->kernel = xstrdup(k->name);
+		e->file = xstrdup(k->file);
+		e->line = k->line;
+		astra_entry_add_input(e, "arch", arch);
+		astra_entry_add_input(e, "nvcc", version);
+		astra_loop_fill_entry(&res, &lo, e);
+		free(e->nvcc_version);
+		e->nvcc_version = xstrdup(version);
+		astra_cache_store(cache, e, res.transcript, res.transcript ? strlen(res.transcript) : 0);
+	}
+	astra_cache_unlock(&lk);
+	astra_loop_result_release(&res);
+	return e->verdict != ASTRA_VERDICT_NONE;
+}
+
+/*
+ * For each annotated kernel and each target the command compiles for:
+ * compute the key, look it up, and on a miss act on the policy (queue for
+ * warmup, or optimize now).  Fills found[] with the variants to
+ * substitute.  With debug_key, the hashed texts go to
+ * <output>.astra-key.txt.  Returns the number of kernels with a variant, or
+ * -1 when no key can be computed (logged).
+ */
+static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, struct found *found)
 {
 	struct astra_buf version = ASTRA_BUF_INIT, text = ASTRA_BUF_INIT;
 	struct astra_vec archs = ASTRA_VEC_INIT;
 	int debug = astra_config_bool(ASTRA_CFG_DEBUG_KEY);
+	enum astra_mode mode = astra_config_mode();
+	struct astra_cache *cache;
 	size_t i, a;
+	int nr_found = 0;
 
 	if (astra_key_archs(&inv->cl, &archs) < 0) {
 		astra_vec_clear(&archs);
@@ -100,12 +222,18 @@ static int compute_keys(struct astra_invocation *inv, const struct astra_tu *tu)
 		astra_buf_release(&version);
 		return -1;
 	}
+	cache = astra_cache_open(NULL);
 	for (i = 0; i < tu->nr_kernels; i++) {
 		const struct astra_kernel *k = &tu->kernels[i];
+		struct found *f = &found[i];
+		f->kernel = k;
 		if (k->bad_pragma || (k->pragma.flags & ASTRA_PRAGMA_OFF))
 			continue;
-		for (a = 0; a < archs.nr; a++) {
+		/* Highest architecture first: its variant is the one substituted. */
+		for (a = archs.nr; a-- > 0;) {
 			struct astra_key key;
+			struct astra_entry e;
+			int cc = target_cc(archs.v[a]), hit;
 			if (debug)
 				astra_buf_addf(&text, "### kernel %s (%s:%u) target %s\n", k->name, k->file, k->line,
 					       archs.v[a]);
@@ -114,8 +242,33 @@ static int compute_keys(struct astra_invocation *inv, const struct astra_tu *tu)
 				astra_buf_addf(&text, "### key %s\n\n", key.hex);
 			astra_trace(ASTRA_TRACE_CACHE, "%s: kernel %s, target %s: key %s", k->file, k->name, archs.v[a],
 				    key.hex);
+			if (!cc)
+				continue;
+			astra_entry_init(&e);
+			hit = astra_cache_lookup(cache, key.hex, cc, &e) == 1;
+			if (!hit && mode == ASTRA_MODE_OPTIMIZE)
+				hit = optimize_now(cache, inv, tu, k, archs.v[a], key.hex, cc, version.buf, &e);
+			else if (!hit)
+				queue_for_warmup(cache, inv, k, key.hex, cc);
+			if (hit && e.verdict == ASTRA_VERDICT_FASTER && e.variant && f->nr_ccs < ARRAY_SIZE(f->ccs)) {
+				/*
+				 * One variant per kernel: the highest architecture's.
+				 * Other architectures use it only if their verified
+				 * variant is the very same text.
+				 */
+				if (!f->variant.text) {
+					f->variant.text = xstrdup(e.variant);
+					f->variant.origin = e.origin ? xstrdup(e.origin) : NULL;
+					f->ccs[f->nr_ccs++] = cc;
+					nr_found++;
+				} else if (!strcmp(f->variant.text, e.variant)) {
+					f->ccs[f->nr_ccs++] = cc;
+				}
+			}
+			astra_entry_release(&e);
 		}
 	}
+	astra_cache_close(cache);
 	if (debug && text.len) {
 		char *out = object_path(&inv->cl);
 		astra_key_write_debug(out, text.buf);
@@ -124,13 +277,14 @@ static int compute_keys(struct astra_invocation *inv, const struct astra_tu *tu)
 	astra_buf_release(&text);
 	astra_buf_release(&version);
 	astra_vec_clear(&archs);
-	return 0;
+	return nr_found;
 }
 
 int astra_pipeline_compile(struct astra_invocation *inv)
 {
 	struct astra_tu tu;
-	int ret = -1;
+	struct found *found = NULL;
+	int ret = -1, n;
 
 	memset(&tu, 0, sizeof(tu));
 	if (astra_extract_tu(&tu, inv->cl.inputs.v[0], &inv->cl) < 0) {
@@ -145,13 +299,48 @@ int astra_pipeline_compile(struct astra_invocation *inv)
 		goto out;
 	astra_stats_inc(ASTRA_STAT_ANNOTATED_COMPILES);
 	astra_stats_add(ASTRA_STAT_KERNELS_SEEN, (long long)tu.nr_kernels);
-	if (compute_keys(inv, &tu) < 0) {
+	found = xcalloc(tu.nr_kernels, sizeof(*found));
+	n = look_up(inv, &tu, found);
+	if (n < 0) {
 		astra_stats_inc(ASTRA_STAT_FALLBACK_INTERNAL);
 		goto out;
 	}
-	/* Lookup and substitution come here (cache/, passes/substitute.c). */
-	astra_trace(ASTRA_TRACE_DRIVER, "%s: annotated, but substitution is not built yet", inv->cl.inputs.v[0]);
+	if (n > 0) {
+		struct astra_subst *subs = xcalloc((size_t)n, sizeof(*subs));
+		size_t i, m = 0;
+		for (i = 0; i < tu.nr_kernels; i++) {
+			if (!found[i].variant.text)
+				continue;
+			/*
+			 * The verifier's gate again: the stored text is checked
+			 * before use (this also reads its launch geometry).
+			 */
+			struct astra_buf why = ASTRA_BUF_INIT;
+			if (astra_extract_candidate(found[i].kernel, &found[i].variant, NULL, &why) < 0) {
+				warning("%s: the cached variant of %s fails the candidate check (%s); compiling the original",
+					inv->cl.inputs.v[0], found[i].kernel->name, why.buf);
+				astra_stats_inc(ASTRA_STAT_CORRUPT_ENTRIES);
+				astra_buf_release(&why);
+				continue;
+			}
+			astra_buf_release(&why);
+			subs[m].kernel = found[i].kernel;
+			subs[m].variant = &found[i].variant;
+			subs[m].ccs = found[i].ccs;
+			subs[m].nr_ccs = found[i].nr_ccs;
+			m++;
+		}
+		if (m)
+			ret = astra_subst_compile(inv, &tu, subs, m, NULL);
+		free(subs);
+	}
 out:
+	if (found) {
+		size_t i;
+		for (i = 0; i < tu.nr_kernels; i++)
+			astra_variant_release(&found[i].variant);
+		free(found);
+	}
 	astra_tu_release(&tu);
 	return ret;
 }

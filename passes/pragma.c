@@ -302,7 +302,10 @@ static void lex(struct parser *P, const char *text, unsigned line, unsigned col)
 			t.kind = T_PUNCT;
 			t.len = 1;
 			for (k = 0; k < ARRAY_SIZE(puncts); k++) {
-				size_t pl = strlen(puncts[k]);
+				size_t pl;
+				if (puncts[k][0] != c)
+					continue;
+				pl = strlen(puncts[k]);
 				if (!strncmp(s, puncts[k], pl)) {
 					t.len = pl;
 					break;
@@ -338,6 +341,13 @@ static int is(const struct tok *t, const char *punct)
 {
 	size_t n = strlen(punct);
 	return t->kind == T_PUNCT && t->len == n && !memcmp(t->s, punct, n);
+}
+
+/* = += -= *= /= %= &= |= ^= <<= >>= */
+static int is_assignment(const struct tok *t)
+{
+	return t->kind == T_PUNCT && t->s[t->len - 1] == '=' &&
+	       (t->len == 1 || (!is(t, "==") && !is(t, "!=") && !is(t, "<=") && !is(t, ">=")));
 }
 
 static char *tok_str(const struct tok *t)
@@ -507,8 +517,12 @@ static char *expr(struct parser *P, unsigned stop, const char *what)
 			depth--;
 			if (depth && stack[depth - 1] == '<')
 				depth--;
-		} else if (depth == 0 && is(t, ";")) {
-			fail(P, t, "unexpected ';' in %s", what);
+		} else if (depth == 0 && (is(t, ";") || is_assignment(t))) {
+			/* Nothing to assign to here; `n = = 1` is a typo. */
+			fail(P, t, "unexpected '%.*s' in %s", (int)t->len, t->s, what);
+			goto bad;
+		} else if (P->i == start && is(t, "==")) {
+			expected(P, what);
 			goto bad;
 		}
 		if (t->space && b.len)

@@ -1,3 +1,24 @@
 ## rules/ - the offline rule catalogue: one file per rule, one registry.
 
-libastra_a_SOURCES +=
+libastra_a_SOURCES += \
+	rules/syntax.c rules/syntax.h \
+	rules/facts.c rules/facts.h \
+	rules/helpers.c rules/helpers.h \
+	rules/engine.c rules/rule.h \
+	rules/registry.c \
+	rules/chunk.c rules/chunk.h \
+	rules/r-vectorize.c \
+	rules/r-elems.c \
+	rules/r-warpreduce.c \
+	rules/r-rowcache.c \
+	rules/r-transpose.c \
+	rules/rowmap.c rules/rowmap.h \
+	rules/r-rowmap.c \
+	rules/explain.c rules/explain.h \
+	rules/planner.c rules/planner.h \
+	rules/optimizer.c rules/optimizer.h \
+	rules/r-tune.c \
+	rules/r-fastmath.c \
+	rules/r-unroll.c \
+	rules/r-restrict.c \
+	rules/r-launchbounds.c

@@ -13,6 +13,24 @@ check_PROGRAMS += \
 	testsuite/unit/test-manifest \
 	testsuite/unit/test-store \
 	testsuite/helpers/cache-tool \
+	testsuite/unit/test-rewrite \
+	testsuite/unit/test-substitute \
+	testsuite/unit/test-screen \
+	testsuite/unit/test-harness \
+	testsuite/unit/test-profile
+
+check_PROGRAMS += testsuite/unit/test-rules-syntax
+testsuite_unit_test_rules_syntax_SOURCES = testsuite/unit/test-rules-syntax.c testsuite/unit/unit.h
+testsuite_unit_test_rules_syntax_LDADD = $(ASTRA_LIBS)
+check_PROGRAMS += testsuite/unit/test-planner
+testsuite_unit_test_planner_SOURCES = testsuite/unit/test-planner.c testsuite/unit/unit.h
+testsuite_unit_test_planner_LDADD = $(ASTRA_LIBS)
+
+# A test tool (not run by itself): apply rules to a kernel of a file.
+check_PROGRAMS += testsuite/unit/rules-apply
+testsuite_unit_rules_apply_SOURCES = testsuite/unit/rules-apply.c
+testsuite_unit_rules_apply_LDADD = $(ASTRA_LIBS)
+check_PROGRAMS += \
 	testsuite/unit/test-llm-answer \
 	testsuite/unit/test-llm-client
 
@@ -34,7 +52,16 @@ testsuite_unit_test_manifest_SOURCES = testsuite/unit/test-manifest.c testsuite/
 testsuite_unit_test_manifest_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_store_SOURCES = testsuite/unit/test-store.c testsuite/unit/unit.h
 testsuite_unit_test_store_LDADD = $(ASTRA_LIBS)
-
+testsuite_unit_test_rewrite_SOURCES = testsuite/unit/test-rewrite.c testsuite/unit/unit.h
+testsuite_unit_test_rewrite_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_substitute_SOURCES = testsuite/unit/test-substitute.c testsuite/unit/unit.h
+testsuite_unit_test_substitute_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_screen_SOURCES = testsuite/unit/test-screen.c testsuite/unit/unit.h
+testsuite_unit_test_screen_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_harness_SOURCES = testsuite/unit/test-harness.c testsuite/unit/unit.h testsuite/unit/kernel-fixture.h
+testsuite_unit_test_harness_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_profile_SOURCES = testsuite/unit/test-profile.c testsuite/unit/unit.h
+testsuite_unit_test_profile_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_llm_answer_SOURCES = testsuite/unit/test-llm-answer.c testsuite/unit/unit.h
 testsuite_unit_test_llm_answer_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_llm_client_SOURCES = testsuite/unit/test-llm-client.c testsuite/unit/unit.h
@@ -80,12 +107,18 @@ testsuite_fuzz_fuzz_pragma_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
 testsuite_fuzz_fuzz_pragma_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 testsuite_fuzz_fuzz_pragma_LDADD = $(FUZZ_LDADD)
 
+check_PROGRAMS += testsuite/fuzz/fuzz-extract
+testsuite_fuzz_fuzz_extract_SOURCES = testsuite/fuzz/fuzz-extract.c passes/extract.c passes/pragma.c \
+	passes/includes.c passes/kernel.c cache/key.c
+testsuite_fuzz_fuzz_extract_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
+testsuite_fuzz_fuzz_extract_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+testsuite_fuzz_fuzz_extract_LDADD = $(FUZZ_LDADD)
+
 check_PROGRAMS += testsuite/fuzz/fuzz-manifest
 testsuite_fuzz_fuzz_manifest_SOURCES = testsuite/fuzz/fuzz-manifest.c cache/manifest.c
 testsuite_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
 testsuite_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 testsuite_fuzz_fuzz_manifest_LDADD = $(FUZZ_LDADD)
-
 check_PROGRAMS += testsuite/fuzz/fuzz-llm-response
 testsuite_fuzz_fuzz_llm_response_SOURCES = testsuite/fuzz/fuzz-llm-response.c \
 	agents/llm-answer.c agents/provider-openai.c agents/llm.c

@@ -76,3 +76,9 @@ compare_trees() {
 # sass FILE: the SASS of an object, executable or library (all archs).
 sass() { cuobjdump -sass "$1" 2>&1 | scrub; }
 same_sass() { [ "$(sass "$1")" = "$(sass "$2")" ]; }
+
+# sass_of_function FILE NAME: the SASS of the functions whose (mangled)
+# name contains NAME, e.g. "5scale" for scale(float *, int).
+sass_of_function() {
+	cuobjdump -sass "$1" 2>&1 | scrub | awk -v n="$2" '/Function : /{on = index($0, n) > 0} on'
+}

@@ -149,6 +149,11 @@ static void test_bad(void)
 	ONE("shapes(n=1, n=2)", "k.cu:10:27: warning: 'n' is given twice in shapes()");
 	ONE("shapes(n=1,)", "k.cu:10:26: warning: expected another item after ',' before ')'");
 	ONE("shapes(n=1;2)", "k.cu:10:25: warning: unexpected ';' in a value");
+	ONE("shapes(n= =2)", "k.cu:10:25: warning: unexpected '=' in a value");
+	ONE("shapes(n=m=2)", "k.cu:10:25: warning: unexpected '=' in a value");
+	ONE("shapes(n= ==2)", "k.cu:10:25: warning: expected a value before '=='");
+	ONE("shapes(n=x+=2)", "k.cu:10:25: warning: unexpected '+=' in a value");
+	ONE("shapes(n=f(x=2), m=a==b, k=a<=b)", "optimize shapes(n=f(x=2), m=a==b, k=a<=b)");
 	ONE("shapes(n=1 @)", "k.cu:10:26: warning: stray '@' in a value");
 	ONE("shapes(n=\"abc)", "k.cu:10:24: warning: stray '\"abc)' in a value");
 	ONE("buffers(x)", "k.cu:10:24: warning: expected '[' after 'x' (buffers(x[count])), found ')'");

@@ -72,9 +72,10 @@ build() {
 # llm_stats: the LLM counters of `astra-cc -s --json` (tokens only as
 # counted or not).
 llm_stats() {
-	"$ASTRA_CC" -s --json | tr -d ' \t",' | awk -F: '
+	# The counters' machine names and values, from the JSON form of -s.
+	"$ASTRA_CC" -s --json | tr -d '\t",' | awk -F: '
 		/^llm_tokens_(in|out):/ { print $1, ($2 > 0 ? "counted" : "0"); next }
-		/^llm_/ { print $1, $2 }'
+		/^llm_/ { print $1, $2 + 0 }'
 }
 
 # requests: how many requests the stub received.

@@ -1,0 +1,35 @@
+/*
+ * profile.c - roofline fractions and the "faster" rule (see profile.h).
+ */
+#include "autoconfig.h"
+
+#include "agents/profile.h"
+
+int astra_profile_compare(const struct astra_timing *base, const struct astra_timing *cand, double *speedup)
+{
+	double s = cand->median > 0 ? base->median / cand->median : 0.0;
+	if (speedup)
+		*speedup = s;
+	if (base->median <= 0 || cand->median <= 0)
+		return 0;
+	if (cand->median <= base->median * (1.0 - ASTRA_PROFILE_MIN_GAIN) && cand->q75 < base->q25)
+		return 1;
+	if (cand->median >= base->median * (1.0 + ASTRA_PROFILE_MIN_GAIN) && cand->q25 > base->q75)
+		return -1;
+	return 0;
+}
+
+int astra_profile_fill(struct astra_profile *prof, const struct astra_timing *t, double bytes, double flops,
+		       const struct astra_ceilings *ceil)
+{
+	double sec = t->median * 1e-6;
+	double bw = sec > 0 ? bytes / sec / 1e9 : 0.0;
+	double fl = sec > 0 ? flops / sec / 1e9 : 0.0;
+	prof->time_us = t->median;
+	prof->spread = t->median > 0 ? (t->q75 - t->q25) / (2.0 * t->median) : 0.0;
+	prof->bytes = bytes;
+	prof->flops = flops;
+	prof->bw_frac = ceil && ceil->copy_gbps > 0 ? bw / ceil->copy_gbps : 0.0;
+	prof->flop_frac = ceil && ceil->fma_gflops > 0 ? fl / ceil->fma_gflops : 0.0;
+	return prof->bw_frac > ASTRA_PROFILE_ROOFLINE_SLACK || prof->flop_frac > ASTRA_PROFILE_ROOFLINE_SLACK;
+}

@@ -1,0 +1,48 @@
+/*
+ * profile.h - the profiling role: device ceilings, roofline fractions, and
+ * the rule that decides whether a candidate is faster.
+ *
+ * The test program (passes/harness-rt.cuh) measures; this module judges.
+ * It is separate from verify.c because the rules are policy that other
+ * parts quote (the loop, the cache manifest, doc/verify.md).  The device's
+ * measured ceilings are kept by the cache (cache/device.h).
+ */
+#ifndef ASTRA_PROFILE_H
+#define ASTRA_PROFILE_H
+
+#include "agents/optimizer.h"
+
+/* Summary of one version's repeated timings at one case, microseconds. */
+struct astra_timing {
+	double median, q25, q75, min;
+	int reps;
+};
+
+/* The device's measured ceilings. */
+struct astra_ceilings {
+	double copy_gbps;    /* device-to-device copy, bytes read + written per second / 1e9 */
+	double fma_gflops;   /* dense FP32 FMA loop */
+};
+
+/* Thresholds (doc/verify.md, "timing"). */
+#define ASTRA_PROFILE_MIN_GAIN 0.03   /* faster only if at least 3 % ... */
+#define ASTRA_PROFILE_ROOFLINE_SLACK 1.15 /* above 1.15x the copy ceiling: a measurement error */
+
+/*
+ * Compare a candidate's timing with the baseline's: +1 when it is faster
+ * beyond the noise (median at least 3 % lower AND its upper quartile below
+ * the baseline's lower quartile), -1 when slower by the same rule, else 0.
+ * *speedup gets baseline median / candidate median.
+ */
+int astra_profile_compare(const struct astra_timing *base, const struct astra_timing *cand, double *speedup);
+
+/*
+ * Fill prof from a timing, the bytes and FLOPs one launch moves and does,
+ * and the ceilings (NULL or zeros: fractions 0).  regs/spills are left as
+ * they are.  Returns 1 when the achieved rate is above the ceiling by more
+ * than the slack (a measurement error), else 0.
+ */
+int astra_profile_fill(struct astra_profile *prof, const struct astra_timing *t, double bytes, double flops,
+		       const struct astra_ceilings *ceil);
+
+#endif

@@ -1,0 +1,146 @@
+#!/bin/bash
+# bench/subst.sh - what a cache-hit compile costs: substitute + compile.
+#
+# For a few translation units (the substitution tests' TU, and three kernels
+# of the benchmark suite with host code that launches them), with the
+# hand-optimized reference (bench/reference/) or a test variant as the
+# variant, three commands are timed, interleaved (bench/runtimes.c):
+#   A  plain nvcc on the original TU
+#   B  astra-cc --with-variant: extract (libclang), the candidate gate,
+#      rewrite, nvcc on the rewritten TU, dependency file fixed
+#   C  plain nvcc on the rewritten TU that B compiles (saved by --save)
+#   D  B with a do-nothing "nvcc" and no -MD: astra-cc's own work alone,
+#      measured apart because on a busy machine the compiles' noise hides it
+# B/A is what a user sees (it includes compiling the variant and, for a
+# variant with its own geometry, the launcher next to the original); B/C is
+# astra-cc's own overhead.  The target (issue 3): B within 5 % of A.
+# A real cache hit skips the candidate gate (cached variants passed it) but
+# adds the key computation and the cache lookup.
+#
+# Usage: bench/subst.sh [OUT.json]   (from a configured build tree; RUNS=N)
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${builddir:-$top}
+astra=$build/astra-cc/astra-cc
+nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+out=${1:-$build/bench/out/subst.json}
+runs=${RUNS:-7}
+mkdir -p "$(dirname "$out")"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cc -O2 -o "$work/runtimes" "$top/bench/runtimes.c"
+printf 'int main(void){return 0;}\n' > "$work/fake.c"
+cc -O2 -o "$work/fake-nvcc" "$work/fake.c"
+export ASTRA_CC_DIR=$work/cache
+
+# Host code that launches each suite kernel the way a caller would.
+cat > "$work/rmsnorm.host" <<'EOH'
+void launch_rmsnorm(float *o, const float *x, const float *w, int rows, int cols, cudaStream_t s)
+{
+	rmsnorm<float><<<(rows + 127) / 128, 128, 0, s>>>(o, x, w, 1e-6f, rows, cols);
+}
+void launch_rmsnorm(__nv_bfloat16 *o, const __nv_bfloat16 *x, const __nv_bfloat16 *w, int rows, int cols,
+		    cudaStream_t s)
+{
+	rmsnorm<<<(rows + 127) / 128, 128, 0, s>>>(o, x, w, 1e-6f, rows, cols);
+}
+EOH
+cat > "$work/softmax.host" <<'EOH'
+void launch_softmax(float *o, const float *x, int rows, int cols, cudaStream_t s)
+{
+	softmax<<<(rows + 127) / 128, 128, 0, s>>>(o, x, rows, cols);
+}
+EOH
+cat > "$work/silu_and_mul.host" <<'EOH'
+void launch_silu_and_mul(__half *o, const __half *in, int tokens, int d, cudaStream_t s)
+{
+	silu_and_mul<<<(tokens * d + 255) / 256, 256, 0, s>>>(o, in, tokens, d);
+}
+void launch_silu_and_mul(__nv_bfloat16 *o, const __nv_bfloat16 *in, int tokens, int d, cudaStream_t s)
+{
+	silu_and_mul<<<(tokens * d + 255) / 256, 256, 0, s>>>(o, in, tokens, d);
+}
+EOH
+
+# script FILE CMD...: a shell script that execs CMD.
+script() {
+	local f=$1 a
+	shift
+	{
+		printf '#!/bin/sh\nexec'
+		for a in "$@"; do printf " '%s'" "$a"; done
+		printf '\n'
+	} > "$f"
+	chmod +x "$f"
+}
+
+results=()
+# bench_tu NAME DIR FILE KERNEL VARIANT FLAGS...: time A, B and C in DIR.
+bench_tu() {
+	local name=$1 dir=$2 file=$3 kernel=$4 variant=$5
+	shift 5
+	local flags=("$@") ab cb db a
+	rm -rf "$dir/saved" && mkdir -p "$dir/saved"
+	(cd "$dir" && "$astra" --with-variant "$kernel=$variant" --save saved -- "$nvcc" -c "$file" "${flags[@]}" -o b.o) \
+		2> "$dir/b.err" || { cat "$dir/b.err" >&2; exit 1; }
+	if grep -q 'substitution failed' "$dir/b.err"; then
+		cat "$dir/b.err" >&2
+		exit 1
+	fi
+	cp "$dir/saved/$file" "$dir/rewritten.cu"
+	# One script per command (runtimes splits its arguments at "--").
+	script "$dir/a.sh" "$nvcc" -c "$file" "${flags[@]}" -o a.o
+	script "$dir/b.sh" "$astra" --with-variant "$kernel=$variant" -- "$nvcc" -c "$file" "${flags[@]}" -o b.o
+	script "$dir/c.sh" "$nvcc" -c rewritten.cu "${flags[@]}" -o c.o
+	cd "$dir"
+	local noMD=()
+	for a in "${flags[@]}"; do case $a in -MD|-MP|-MMD) ;; *) noMD+=("$a") ;; esac; done
+	script "$dir/d0.sh" "$work/fake-nvcc" -c "$file" "${noMD[@]}" -o d.o
+	script "$dir/d.sh" "$astra" --with-variant "$kernel=$variant" -- "$work/fake-nvcc" -c "$file" "${noMD[@]}" -o d.o
+	ab=$("$work/runtimes" "$runs" -- ./a.sh -- ./b.sh)
+	cb=$("$work/runtimes" "$runs" -- ./c.sh -- ./b.sh)
+	db=$("$work/runtimes" $((runs * 5)) -- ./d0.sh -- ./d.sh)
+	cd - > /dev/null
+	results+=("\"$name\": {\"plain_vs_substituted\": $ab, \"rewritten_plain_vs_substituted\": $cb, \"own_work_fake_nvcc\": $db}")
+}
+
+mkdir -p "$work/common"
+cp -R "$top/testsuite/cases/subst/common/src/." "$work/common/"
+bench_tu test-tu "$work/common" k.cu scale "$top/testsuite/cases/subst/common/v_geom.cu" \
+	-Iinc -arch=sm_90 -O3 -MD -MP
+for k in rmsnorm softmax silu_and_mul; do
+	mkdir -p "$work/$k"
+	cat "$top/bench/kernels/$k.cu" "$work/$k.host" > "$work/$k/$k.cu"
+	bench_tu "$k" "$work/$k" "$k.cu" "$k" "$top/bench/reference/$k.cu" -arch=sm_90 -O3 -std=c++17 -MD
+done
+
+commit=$(cd "$top" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
+{
+	echo "{"
+	echo "  \"benchmark\": \"subst\","
+	echo "  \"commit\": \"$commit\","
+	echo "  \"host\": \"$(uname -n)\","
+	echo "  \"cpus\": $(nproc),"
+	echo "  \"runs\": $runs,"
+	echo "  \"nvcc\": \"$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')\","
+	for ((i = 0; i < ${#results[@]}; i++)); do
+		sep=,
+		[ $i = $((${#results[@]} - 1)) ] && sep=
+		echo "  ${results[$i]}$sep"
+	done
+	echo "}"
+} > "$out"
+cat "$out"
+python3 - "$out" <<'EOP' 2>/dev/null || true
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("%-14s %9s %12s %9s %7s %7s %10s %8s" % ("TU", "A nvcc", "B astra-cc", "C rewr.", "B/A", "B/C",
+      "own work", "own/A"))
+for name, r in d.items():
+    if not isinstance(r, dict):
+        continue
+    ab, cb, db = r["plain_vs_substituted"], r["rewritten_plain_vs_substituted"], r["own_work_fake_nvcc"]
+    print("%-14s %7.0fms %10.0fms %7.0fms %7.3f %7.3f %8.1fms %7.2f%%" % (name, ab["a_median_ms"],
+          ab["b_median_ms"], cb["a_median_ms"], ab["ratio"], cb["ratio"], db["median_diff_ms"],
+          100.0 * db["median_diff_ms"] / ab["a_median_ms"]))
+EOP

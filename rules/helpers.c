@@ -1,0 +1,176 @@
+/*
+ * helpers.c - definitions of the __device__ helpers rewritten kernels call
+ * (see helpers.h).  The text is CUDA C++17: `if constexpr` picks the access
+ * width at compile time.
+ */
+#include "autoconfig.h"
+
+#include <string.h>
+
+#include "astra-cc/buf.h"
+#include "rules/helpers.h"
+
+static const char *const combine_names[COMBINE__COUNT] = { "sum", "fmaxf", "fminf", "max", "min" };
+
+const char *astra_combine_name(enum astra_combine c)
+{
+	return combine_names[c];
+}
+
+void astra_combine_expr(enum astra_combine c, const char *a, const char *b, struct astra_buf *out)
+{
+	if (c == COMBINE_SUM)
+		astra_buf_addf(out, "%s + %s", a, b);
+	else
+		astra_buf_addf(out, "%s(%s, %s)", combine_names[c], a, b);
+}
+
+/* Replace every "@" in tmpl by the placeholder suffix, append to out. */
+static void add_tmpl(struct astra_buf *out, const char *tmpl)
+{
+	for (; *tmpl; tmpl++) {
+		if (*tmpl == '@')
+			astra_buf_adds(out, ASTRA_SFX);
+		else
+			astra_buf_addch(out, *tmpl);
+	}
+}
+
+static const char vec_text[] =
+	"/* astra-cc rules: vector access of BYTES bytes (a power of two; 16-byte pieces above 16) */\n"
+	"template <int BYTES>\n"
+	"__device__ __forceinline__ void astra_@_ld(void *dst, const void *src)\n"
+	"{\n"
+	"\tif constexpr (BYTES >= 16) {\n"
+	"#pragma unroll\n"
+	"\t\tfor (int k = 0; k < BYTES / 16; ++k)\n"
+	"\t\t\treinterpret_cast<uint4 *>(dst)[k] = reinterpret_cast<const uint4 *>(src)[k];\n"
+	"\t} else if constexpr (BYTES == 8) {\n"
+	"\t\t*reinterpret_cast<uint2 *>(dst) = *reinterpret_cast<const uint2 *>(src);\n"
+	"\t} else if constexpr (BYTES == 4) {\n"
+	"\t\t*reinterpret_cast<unsigned *>(dst) = *reinterpret_cast<const unsigned *>(src);\n"
+	"\t} else if constexpr (BYTES == 2) {\n"
+	"\t\t*reinterpret_cast<unsigned short *>(dst) = *reinterpret_cast<const unsigned short *>(src);\n"
+	"\t} else {\n"
+	"\t\t*reinterpret_cast<unsigned char *>(dst) = *reinterpret_cast<const unsigned char *>(src);\n"
+	"\t}\n"
+	"}\n"
+	"\n"
+	"template <int BYTES>\n"
+	"__device__ __forceinline__ void astra_@_ldg(void *dst, const void *src)\n"
+	"{\n"
+	"\tif constexpr (BYTES >= 16) {\n"
+	"#pragma unroll\n"
+	"\t\tfor (int k = 0; k < BYTES / 16; ++k)\n"
+	"\t\t\treinterpret_cast<uint4 *>(dst)[k] = __ldg(reinterpret_cast<const uint4 *>(src) + k);\n"
+	"\t} else if constexpr (BYTES == 8) {\n"
+	"\t\t*reinterpret_cast<uint2 *>(dst) = __ldg(reinterpret_cast<const uint2 *>(src));\n"
+	"\t} else if constexpr (BYTES == 4) {\n"
+	"\t\t*reinterpret_cast<unsigned *>(dst) = __ldg(reinterpret_cast<const unsigned *>(src));\n"
+	"\t} else if constexpr (BYTES == 2) {\n"
+	"\t\t*reinterpret_cast<unsigned short *>(dst) = __ldg(reinterpret_cast<const unsigned short *>(src));\n"
+	"\t} else {\n"
+	"\t\t*reinterpret_cast<unsigned char *>(dst) = __ldg(reinterpret_cast<const unsigned char *>(src));\n"
+	"\t}\n"
+	"}\n"
+	"\n"
+	"template <int BYTES>\n"
+	"__device__ __forceinline__ void astra_@_st(void *dst, const void *src)\n"
+	"{\n"
+	"\tif constexpr (BYTES >= 16) {\n"
+	"#pragma unroll\n"
+	"\t\tfor (int k = 0; k < BYTES / 16; ++k)\n"
+	"\t\t\treinterpret_cast<uint4 *>(dst)[k] = reinterpret_cast<const uint4 *>(src)[k];\n"
+	"\t} else if constexpr (BYTES == 8) {\n"
+	"\t\t*reinterpret_cast<uint2 *>(dst) = *reinterpret_cast<const uint2 *>(src);\n"
+	"\t} else if constexpr (BYTES == 4) {\n"
+	"\t\t*reinterpret_cast<unsigned *>(dst) = *reinterpret_cast<const unsigned *>(src);\n"
+	"\t} else if constexpr (BYTES == 2) {\n"
+	"\t\t*reinterpret_cast<unsigned short *>(dst) = *reinterpret_cast<const unsigned short *>(src);\n"
+	"\t} else {\n"
+	"\t\t*reinterpret_cast<unsigned char *>(dst) = *reinterpret_cast<const unsigned char *>(src);\n"
+	"\t}\n"
+	"}\n"
+	"\n"
+	"__device__ __forceinline__ bool astra_@_al(const void *p, unsigned long long align)\n"
+	"{\n"
+	"\treturn (reinterpret_cast<unsigned long long>(p) & (align - 1)) == 0;\n"
+	"}\n\n";
+
+static const char tanh_text[] =
+	"/* astra-cc rules: hardware tanh approximation (sm_75 and later) */\n"
+	"__device__ __forceinline__ float astra_@_tanh(float x)\n"
+	"{\n"
+	"\tfloat y;\n"
+	"\tasm(\"tanh.approx.f32 %0, %1;\" : \"=f\"(y) : \"f\"(x));\n"
+	"\treturn y;\n"
+	"}\n\n";
+
+static void add_warp(struct astra_buf *out, enum astra_combine c)
+{
+	struct astra_buf comb = ASTRA_BUF_INIT;
+	astra_combine_expr(c, "v", "__shfl_xor_sync(0xffffffffu, v, o)", &comb);
+	add_tmpl(out, "/* astra-cc rules: all-reduce over a full warp; every lane gets the result */\n"
+		      "template <typename T>\n"
+		      "__device__ __forceinline__ T astra_@_wred_");
+	astra_buf_addf(out, "%s(T v)\n{\n#pragma unroll\n\tfor (int o = 16; o > 0; o >>= 1)\n\t\tv = %s;\n\treturn v;\n}\n\n",
+		       combine_names[c], comb.buf);
+	astra_buf_release(&comb);
+}
+
+static void add_block(struct astra_buf *out, enum astra_combine c)
+{
+	struct astra_buf c1 = ASTRA_BUF_INIT, c2 = ASTRA_BUF_INIT;
+	astra_combine_expr(c, "v", "u", &c1);
+	astra_combine_expr(c, "v", "w[k]", &c2);
+	add_tmpl(out, "/*\n"
+		      " * astra-cc rules: all-reduce over a 1-D block of any size; every thread gets\n"
+		      " * the same value.  Each warp reduces its own lanes (a partial last warp\n"
+		      " * included), then every thread combines the per-warp partials in one order.\n"
+		      " */\n"
+		      "template <typename T>\n"
+		      "__device__ __forceinline__ T astra_@_bred_");
+	astra_buf_addf(out,
+		       "%s(T v)\n"
+		       "{\n"
+		       "\t__shared__ T w[32];\n"
+		       "\tconst unsigned lane = threadIdx.x & 31u, wid = threadIdx.x >> 5;\n"
+		       "\tconst unsigned nw = (blockDim.x + 31u) >> 5;\n"
+		       "\tunsigned n = blockDim.x - (wid << 5);\n"
+		       "\tif (n > 32u)\n"
+		       "\t\tn = 32u;\n"
+		       "\tconst unsigned mask = n == 32u ? 0xffffffffu : ((1u << n) - 1u);\n"
+		       "#pragma unroll\n"
+		       "\tfor (unsigned o = 16; o > 0; o >>= 1) {\n"
+		       "\t\tT u = __shfl_down_sync(mask, v, o);\n"
+		       "\t\tif (lane + o < n)\n"
+		       "\t\t\tv = %s;\n"
+		       "\t}\n"
+		       "\t__syncthreads(); /* w may still be read by the previous call */\n"
+		       "\tif (lane == 0)\n"
+		       "\t\tw[wid] = v;\n"
+		       "\t__syncthreads();\n"
+		       "\tv = w[0];\n"
+		       "\tfor (unsigned k = 1; k < nw; ++k)\n"
+		       "\t\tv = %s;\n"
+		       "\treturn v;\n"
+		       "}\n\n",
+		       combine_names[c], c1.buf, c2.buf);
+	astra_buf_release(&c1);
+	astra_buf_release(&c2);
+}
+
+void astra_helpers_text(unsigned set, struct astra_buf *out)
+{
+	int c;
+	if (set & HELPER_VEC)
+		add_tmpl(out, vec_text);
+	if (set & HELPER_TANH)
+		add_tmpl(out, tanh_text);
+	for (c = 0; c < COMBINE__COUNT; c++)
+		if (set & HELPER_WARP_OF(c))
+			add_warp(out, (enum astra_combine)c);
+	for (c = 0; c < COMBINE__COUNT; c++)
+		if (set & HELPER_BLOCK_OF(c))
+			add_block(out, (enum astra_combine)c);
+}

@@ -1,0 +1,323 @@
+/*
+ * r-transpose.c - rule "transpose-tile": the one-element-per-thread
+ * transpose becomes a 32x32 shared-memory tile transpose.
+ *
+ * The shape it reads (names free, casts allowed):
+ *
+ *   int i = blockIdx.x * blockDim.x + threadIdx.x;
+ *   if (i >= R * C) return;
+ *   int r = i / C;
+ *   int c = i % C;
+ *   out[c * R + r] = in[i];            (or in[r * C + c]; the value may be cast)
+ *
+ * Every warp of the original reads one row segment (coalesced) and writes
+ * 32 addresses R elements apart (32 memory transactions per store).  The
+ * rewrite has each block (32 x 8 threads) read a 32x32 tile with coalesced
+ * loads into shared memory (one padding column against bank conflicts),
+ * and write it transposed with coalesced stores.  The launch becomes 2-D:
+ * grid dim3((C + 31) / 32, (R + 31) / 32), block dim3(32, 8).
+ */
+#include "autoconfig.h"
+
+#include <string.h>
+
+#include "astra-cc/util.h"
+#include "rules/facts.h"
+#include "rules/rule.h"
+
+#define NONE ((size_t)-1)
+
+/* Tokens of [t0, t1) without parentheses and casts to integer types, joined: for comparing shapes. */
+static char *norm(const struct astra_syn *syn, size_t t0, size_t t1)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	size_t t;
+	for (t = t0; t < t1; t++) {
+		if (astra_syn_is(syn, t, "(") && t + 2 < t1 && astra_syn_is_type_name(syn, syn->text + syn->toks[t + 1].off,
+										    syn->toks[t + 1].len)) {
+			size_t m = astra_syn_match(syn, t);
+			if (m != NONE && m < t1) {
+				t = m;
+				continue;
+			}
+		}
+		if (astra_syn_is(syn, t, "(") || astra_syn_is(syn, t, ")"))
+			continue;
+		astra_buf_add(&b, syn->text + syn->toks[t].off, syn->toks[t].len);
+		astra_buf_addch(&b, ' ');
+	}
+	return astra_buf_detach(&b, NULL);
+}
+
+static int same(const struct astra_syn *syn, size_t a0, size_t a1, const char *text)
+{
+	char *n = norm(syn, a0, a1);
+	int r = !strcmp(n, text);
+	free(n);
+	return r;
+}
+
+static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	struct astra_facts f;
+	struct astra_syn *syn;
+	struct astra_stmt *body, *store = NULL;
+	const struct astra_local *v = NULL, *lr = NULL, *lc = NULL;
+	struct astra_expr *e, *lhs, *rhs, *src = NULL;
+	size_t i, g = NONE, t;
+	char *R = NULL, *C = NULL, *Rn = NULL, *Cn = NULL, *rhs_text = NULL, *out = NULL;
+	const struct astra_param *pin = NULL, *pout = NULL;
+	int r = 0;
+	(void)arg;
+
+	if (astra_facts_build(&f, rk) < 0) {
+		astra_buf_adds(why, "the kernel could not be parsed");
+		return 0;
+	}
+	syn = &rk->syn;
+	body = syn->body;
+	/* int i = gtid; if (i >= N) return; */
+	for (i = 0; i < body->nr_kids && !v; i++) {
+		struct astra_stmt *s = body->kids[i];
+		struct astra_decl *d = NULL;
+		if (s->kind == STMT_DECL && astra_syn_decls(syn, s->a0, s->a1, &d) == 1 && d[0].init1 > d[0].init0 &&
+		    astra_facts_tix(&f, astra_syn_expr(syn, d[0].init0, d[0].init1)) == TIX_GTID) {
+			v = astra_facts_local_tok(&f, d[0].name);
+			g = i + 1;
+		}
+		free(d);
+	}
+	if (!v || v->assigned || g >= body->nr_kids || body->kids[g]->kind != STMT_IF || body->kids[g]->nr_kids != 1 ||
+	    !astra_syn_is(syn, body->kids[g]->a0, v->name) || !astra_syn_is(syn, body->kids[g]->a0 + 1, ">=")) {
+		astra_buf_adds(why, "no `i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;` at the top");
+		goto out;
+	}
+	/* the rest: declarations of r = i / C and c = i % C, and one store */
+	for (i = g + 1; i < body->nr_kids; i++) {
+		struct astra_stmt *s = body->kids[i];
+		struct astra_decl *d = NULL;
+		struct astra_expr *init;
+		if (s->kind == STMT_EXPR && !store) {
+			store = s;
+			continue;
+		}
+		if (s->kind != STMT_DECL || astra_syn_decls(syn, s->a0, s->a1, &d) != 1 || d[0].init1 <= d[0].init0) {
+			free(d);
+			store = NULL;
+			break;
+		}
+		init = astra_syn_expr(syn, d[0].init0, d[0].init1);
+		if (init && init->kind == EX_BINARY && init->a->kind == EX_IDENT && astra_syn_is(syn, init->a->t0, v->name) &&
+		    (astra_syn_is(syn, init->op, "/") || astra_syn_is(syn, init->op, "%"))) {
+			char *cc = norm(syn, init->b->t0, init->b->t1);
+			if (!C) {
+				C = cc;
+				Cn = astra_syn_text(syn, init->b->t0, init->b->t1);
+			} else if (strcmp(C, cc)) {
+				free(cc);
+				free(d);
+				store = NULL;
+				break;
+			} else {
+				free(cc);
+			}
+			if (astra_syn_is(syn, init->op, "/"))
+				lr = astra_facts_local_tok(&f, d[0].name);
+			else
+				lc = astra_facts_local_tok(&f, d[0].name);
+		}
+		free(d);
+	}
+	if (!store || !lr || !lc || lr->assigned || lc->assigned || !C) {
+		astra_buf_adds(why, "not `r = i / C; c = i % C; out[c * R + r] = in[i];`");
+		goto out;
+	}
+	e = astra_syn_expr(syn, store->a0, store->a1);
+	if (!e || e->kind != EX_ASSIGN || !astra_syn_is(syn, e->op, "=") || e->a->kind != EX_INDEX ||
+	    e->a->a->kind != EX_IDENT) {
+		astra_buf_adds(why, "the store is not `out[...] = ...`");
+		goto out;
+	}
+	lhs = e->a;
+	rhs = e->b;
+	{
+		/* the source: the one element read in the value */
+		struct astra_expr *x = rhs;
+		while (x->kind == EX_PAREN || x->kind == EX_CAST)
+			x = x->a;
+		if (x->kind == EX_CALL && x->nr_args == 1)
+			x = x->args[0];
+		while (x->kind == EX_PAREN || x->kind == EX_CAST)
+			x = x->a;
+		if (x->kind == EX_INDEX && x->a->kind == EX_IDENT)
+			src = x;
+	}
+	if (!src) {
+		astra_buf_adds(why, "the stored value is not one element read from a buffer");
+		goto out;
+	}
+	{
+		char *o1 = NULL, *o2 = NULL;
+		pout = astra_facts_pointer(&f, syn->text + syn->toks[lhs->a->t0].off, syn->toks[lhs->a->t0].len, &o1);
+		pin = astra_facts_pointer(&f, syn->text + syn->toks[src->a->t0].off, syn->toks[src->a->t0].len, &o2);
+		if (!pout || !pin || *o1 || *o2 || pout == pin) {
+			free(o1);
+			free(o2);
+			astra_buf_adds(why, "the store and the load are not two different pointer parameters");
+			goto out;
+		}
+		free(o1);
+		free(o2);
+	}
+	/* in[i] or in[r * C + c] */
+	{
+		char *want = xasprintf("%s * %s+ %s ", lr->name, C, lc->name);
+		char *want2 = xasprintf("%s ", v->name);
+		int ok = same(syn, src->b->t0, src->b->t1, want) || same(syn, src->b->t0, src->b->t1, want2);
+		free(want);
+		free(want2);
+		if (!ok) {
+			astra_buf_adds(why, "the load is not in[i] or in[r * C + c]");
+			goto out;
+		}
+	}
+	/* out[c * R + r] */
+	{
+		struct astra_expr *ix = lhs->b, *m;
+		while (ix->kind == EX_PAREN)
+			ix = ix->a;
+		if (ix->kind != EX_BINARY || !astra_syn_is(syn, ix->op, "+") || ix->b->kind != EX_IDENT ||
+		    !astra_syn_is(syn, ix->b->t0, lr->name)) {
+			astra_buf_adds(why, "the store is not out[c * R + r]");
+			goto out;
+		}
+		m = ix->a;
+		while (m->kind == EX_PAREN)
+			m = m->a;
+		if (m->kind != EX_BINARY || !astra_syn_is(syn, m->op, "*")) {
+			astra_buf_adds(why, "the store is not out[c * R + r]");
+			goto out;
+		}
+		{
+			struct astra_expr *cc = m->a;
+			while (cc->kind == EX_PAREN || cc->kind == EX_CAST)
+				cc = cc->a;
+			if (cc->kind != EX_IDENT || !astra_syn_is(syn, cc->t0, lc->name)) {
+				astra_buf_adds(why, "the store is not out[c * R + r]");
+				goto out;
+			}
+		}
+		R = norm(syn, m->b->t0, m->b->t1);
+		Rn = astra_syn_text(syn, m->b->t0, m->b->t1);
+	}
+	/* the guard's bound must be R * C */
+	{
+		char *cr = xasprintf("%s* %s", C, R), *rc2 = xasprintf("%s* %s", R, C);
+		int ok = same(syn, body->kids[g]->a0 + 2, body->kids[g]->a1, rc2) ||
+			 same(syn, body->kids[g]->a0 + 2, body->kids[g]->a1, cr);
+		free(cr);
+		free(rc2);
+		if (!ok) {
+			astra_buf_adds(why, "the bounds check is not i >= R * C");
+			goto out;
+		}
+	}
+	for (t = body->t0; t < body->t1; t++)
+		if ((t < v->d.init0 || t >= v->d.init1) &&
+		    (astra_syn_is(syn, t, "threadIdx") || astra_syn_is(syn, t, "blockIdx") || astra_syn_is(syn, t, "__shared__"))) {
+			astra_buf_adds(why, "the kernel uses the thread index elsewhere");
+			goto out;
+		}
+	{
+		char *Rp = astra_facts_to_params(&f, Rn), *Cp = astra_facts_to_params(&f, Cn);
+		struct astra_buf b = ASTRA_BUF_INIT;
+		struct astra_syn_edits ed = { NULL, 0, 0 };
+		char *elem = xstrdup(pin->elem_type), *vt = astra_syn_text(syn, v->d.ty0, v->d.ty1);
+		char *rt = astra_syn_text(syn, lr->d.ty0, lr->d.ty1), *ct = astra_syn_text(syn, lc->d.ty0, lc->d.ty1);
+		char *load = astra_syn_text(syn, src->t0, src->t1), *lhs_t = astra_syn_text(syn, lhs->t0, lhs->t1);
+		char *val;
+		if (!Rp || !Cp || !astra_rk_params_only(rk, Rp) || !astra_rk_params_only(rk, Cp)) {
+			astra_buf_adds(why, "R or C is not an expression of the kernel's parameters");
+			free(Rp);
+			free(Cp);
+			free(elem);
+			free(vt);
+			free(rt);
+			free(ct);
+			free(load);
+			free(lhs_t);
+			goto out;
+		}
+		{
+			/* the stored value with the source element read from the tile */
+			struct astra_syn_edits ve = { NULL, 0, 0 };
+			struct astra_buf vb = ASTRA_BUF_INIT;
+			astra_syn_edit(&ve, astra_syn_off(syn, src->t0), astra_syn_end(syn, src->t1 - 1),
+					"astra_tile[threadIdx.x][astra_j]");
+			astra_syn_apply(rk->text, astra_syn_off(syn, rhs->t0), astra_syn_end(syn, rhs->t1 - 1), &ve, &vb);
+			astra_syn_edits_release(&ve);
+			val = astra_buf_detach(&vb, NULL);
+		}
+		astra_buf_addf(&b,
+			       "{\n"
+			       "\t/* astra-cc rules: transpose through a 32x32 tile in shared memory */\n"
+			       "\t__shared__ %s astra_tile[32][33];\n"
+			       "\tfor (int astra_j = threadIdx.y; astra_j < 32; astra_j += 8) {\n"
+			       "\t\tconst %s %s = blockIdx.y * 32 + astra_j;\n"
+			       "\t\tconst %s %s = blockIdx.x * 32 + threadIdx.x;\n"
+			       "\t\tif (%s < (%s) && %s < (%s)) {\n"
+			       "\t\t\tconst %s %s = %s * (%s) + %s;\n"
+			       "\t\t\tastra_tile[astra_j][threadIdx.x] = %s;\n"
+			       "\t\t\t(void)%s;\n"
+			       "\t\t}\n"
+			       "\t}\n"
+			       "\t__syncthreads();\n"
+			       "\tfor (int astra_j = threadIdx.y; astra_j < 32; astra_j += 8) {\n"
+			       "\t\tconst %s %s = blockIdx.y * 32 + threadIdx.x;\n"
+			       "\t\tconst %s %s = blockIdx.x * 32 + astra_j;\n"
+			       "\t\tif (%s < (%s) && %s < (%s))\n"
+			       "\t\t\t%s = %s;\n"
+			       "\t}\n"
+			       "}",
+			       elem, rt, lr->name, ct, lc->name, lr->name, Rn, lc->name, Cn, vt, v->name, lr->name, Cn,
+			       lc->name, load, v->name, rt, lr->name, ct, lc->name, lr->name, Rn, lc->name, Cn, lhs_t, val);
+		astra_syn_edit_owned(&ed, astra_syn_off(syn, body->t0), astra_syn_end(syn, body->t1 - 1),
+				      astra_buf_detach(&b, NULL));
+		if (astra_rk_edit(rk, &ed) < 0) {
+			r = -1;
+		} else {
+			char *grid = xasprintf("dim3(((%s) + 31) / 32, ((%s) + 31) / 32)", Cp, Rp);
+			astra_rk_set_launch(rk, grid, "dim3(32, 8)", NULL);
+			free(grid);
+			r = 1;
+		}
+		astra_syn_edits_release(&ed);
+		free(Rp);
+		free(Cp);
+		free(elem);
+		free(vt);
+		free(rt);
+		free(ct);
+		free(load);
+		free(lhs_t);
+		free(val);
+	}
+out:
+	free(R);
+	free(C);
+	free(Rn);
+	free(Cn);
+	free(rhs_text);
+	free(out);
+	astra_facts_release(&f);
+	return r;
+}
+
+const struct astra_rule astra_rule_transpose = {
+	.name = "transpose-tile",
+	.summary = "element-per-thread transpose -> 32x32 shared-memory tiles, coalesced loads and stores (2-D launch)",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "elems-per-thread,grid-stride",
+	.apply = apply,
+};

@@ -1,0 +1,50 @@
+/*
+ * registry.c - the table of rules.  Adding a rule: write rules/r-NAME.c
+ * defining `const struct astra_rule astra_rule_NAME`, declare it below and
+ * add it to the table; doc/rules.md describes it.
+ */
+#include "autoconfig.h"
+
+#include <string.h>
+
+#include "astra-cc/util.h"
+#include "rules/rule.h"
+
+extern const struct astra_rule astra_rule_tune;
+extern const struct astra_rule astra_rule_block_per_row;
+extern const struct astra_rule astra_rule_warp_per_row;
+extern const struct astra_rule astra_rule_transpose;
+extern const struct astra_rule astra_rule_elems;
+extern const struct astra_rule astra_rule_warp_reduce;
+extern const struct astra_rule astra_rule_vectorize;
+extern const struct astra_rule astra_rule_row_cache;
+extern const struct astra_rule astra_rule_fastmath;
+extern const struct astra_rule astra_rule_unroll;
+extern const struct astra_rule astra_rule_restrict;
+extern const struct astra_rule astra_rule_launch_bounds;
+
+const struct astra_rule *const astra_rules[] = {
+	&astra_rule_tune,
+	&astra_rule_block_per_row,
+	&astra_rule_warp_per_row,
+	&astra_rule_transpose,
+	&astra_rule_elems,
+	&astra_rule_warp_reduce,
+	&astra_rule_vectorize,
+	&astra_rule_row_cache,
+	&astra_rule_fastmath,
+	&astra_rule_unroll,
+	&astra_rule_restrict,
+	&astra_rule_launch_bounds,
+};
+
+const size_t astra_nr_rules = ARRAY_SIZE(astra_rules);
+
+const struct astra_rule *astra_rules_find(const char *name)
+{
+	size_t i;
+	for (i = 0; i < astra_nr_rules; i++)
+		if (!strcmp(astra_rules[i]->name, name))
+			return astra_rules[i];
+	return NULL;
+}
