@@ -3,6 +3,8 @@
  */
 #include "autoconfig.h"
 
+#include <math.h>
+
 #include "agents/profile.h"
 
 int astra_profile_compare(const struct astra_timing *base, const struct astra_timing *cand, double *speedup)
@@ -11,6 +13,8 @@ int astra_profile_compare(const struct astra_timing *base, const struct astra_ti
 	if (speedup)
 		*speedup = s;
 	if (base->median <= 0 || cand->median <= 0)
+		return 0;
+	if (fabs(base->median - cand->median) < ASTRA_PROFILE_MIN_ABS_US)
 		return 0;
 	if (cand->median <= base->median * (1.0 - ASTRA_PROFILE_MIN_GAIN) && cand->q75 < base->q25)
 		return 1;
