@@ -17,7 +17,8 @@
 # Writes RESULTS_DIR/verify-gpu-<device>-<utc date>.json (default
 # bench/results) with the device, driver, nvcc version and git commit, and
 # prints a short table last.  Exit 0 when every check passed.
-# Environment: builddir (default: the source tree), ASTRA_CC, NVCC.
+# Environment: builddir (default: the source tree), ASTRA_CC, NVCC,
+# VERIFY_SUITE (run, reuse, or auto: reuse a check-gpu run's results).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -43,9 +44,29 @@ fi
 start=$(date +%s)
 
 # ------------------------------------------------------------ 1. the suite
+# VERIFY_SUITE=run|reuse|auto (default auto): reuse the verify cases'
+# results of a `make check-gpu` that just ran in this build tree (as
+# scripts/gpu-run check-gpu verify-timing does) instead of running them twice.
 echo "== the adversarial suite (make check-gpu, verify cases)"
-srcdir=$root builddir=$builddir "$root/testsuite/lib/run-tests" --gpu-only verify/ > "$work/suite.txt" 2>&1
-suite_rc=$?
+res=$builddir/testsuite/scratch/.results
+mode=${VERIFY_SUITE:-auto}
+if [ "$mode" = auto ]; then
+	mode=run
+	if ls "$res"/verify_*-gpu >/dev/null 2>&1 && ! grep -q '^SKIP' "$res"/verify_*-gpu &&
+	   [ -z "$(find "$res" -name 'verify_*-gpu' ! -newer "$ASTRA_CC" 2>/dev/null)" ]; then
+		mode=reuse
+	fi
+fi
+if [ "$mode" = reuse ]; then
+	echo "(results of the make check-gpu run in $builddir)"
+	cat "$res"/verify_*-gpu > "$work/suite.txt"
+	n_pass=$(grep -c '^PASS' "$work/suite.txt"); n_fail=$(grep -c '^FAIL' "$work/suite.txt")
+	echo "$n_pass passed, $n_fail failed" >> "$work/suite.txt"
+	suite_rc=$([ "$n_fail" = 0 ] && echo 0 || echo 1)
+else
+	srcdir=$root builddir=$builddir "$root/testsuite/lib/run-tests" --gpu-only verify/ > "$work/suite.txt" 2>&1
+	suite_rc=$?
+fi
 cat "$work/suite.txt"
 suite_summary=$(tail -n1 "$work/suite.txt")
 
