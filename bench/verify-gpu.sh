@@ -18,6 +18,7 @@
 # bench/results) with the device, driver, nvcc version and git commit, and
 # prints a short table last.  Exit 0 when every check passed.
 # Environment: builddir (default: the source tree), ASTRA_CC, NVCC,
+# ASTRA_COMMIT (the commit to record, where the tree has no repository),
 # VERIFY_SUITE (run, reuse, or auto: reuse a check-gpu run's results).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,8 +38,9 @@ export ASTRA_CC_DIR="$work/cache"
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1)
 nvccv=$("$NVCC" --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\), V\([0-9.]*\).*/\2/p')
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ "$commit" != unknown ] && ! git -C "$root" diff --quiet HEAD 2>/dev/null; then
+# The GPU host has no repository: the caller may pass the commit.
+commit=${ASTRA_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+if [ -z "${ASTRA_COMMIT:-}" ] && [ "$commit" != unknown ] && ! git -C "$root" diff --quiet HEAD 2>/dev/null; then
 	commit=$commit-dirty
 fi
 start=$(date +%s)
