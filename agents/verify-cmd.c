@@ -320,7 +320,7 @@ int astra_verify_judge_command(int argc, char **argv)
 	int *have = NULL;
 	size_t nc = 0, nv = 0, i, v;
 	const char *path = NULL, *p;
-	int json = 0, k;
+	int json = 0, k, first = 1;
 
 	for (k = 1; k < argc; k++) {
 		if (!strcmp(argv[k], "--json"))
@@ -372,7 +372,6 @@ int astra_verify_judge_command(int argc, char **argv)
 		for (v = 1; v < nv; v++) {
 			double s = 0;
 			int cmp;
-			static int first = 1;
 			if (!have[i * nv] || !have[i * nv + v])
 				continue;
 			cmp = astra_profile_compare(&t[i * nv], &t[i * nv + v], &s);

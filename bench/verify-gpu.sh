@@ -17,7 +17,9 @@
 # Writes RESULTS_DIR/verify-gpu-<device>-<utc date>.json (default
 # bench/results) with the device, driver, nvcc version and git commit, and
 # prints a short table last.  Exit 0 when every check passed.
-# Environment: builddir (default: the source tree), ASTRA_CC, NVCC.
+# Environment: builddir (default: the source tree), ASTRA_CC, NVCC,
+# ASTRA_COMMIT (the commit to record, where the tree has no repository),
+# VERIFY_SUITE (run, reuse, or auto: reuse a check-gpu run's results).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -36,16 +38,37 @@ export ASTRA_CC_DIR="$work/cache"
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1)
 nvccv=$("$NVCC" --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\), V\([0-9.]*\).*/\2/p')
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ "$commit" != unknown ] && ! git -C "$root" diff --quiet HEAD 2>/dev/null; then
+# The GPU host has no repository: the caller may pass the commit.
+commit=${ASTRA_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+if [ -z "${ASTRA_COMMIT:-}" ] && [ "$commit" != unknown ] && ! git -C "$root" diff --quiet HEAD 2>/dev/null; then
 	commit=$commit-dirty
 fi
 start=$(date +%s)
 
 # ------------------------------------------------------------ 1. the suite
+# VERIFY_SUITE=run|reuse|auto (default auto): reuse the verify cases'
+# results of a `make check-gpu` that just ran in this build tree (as
+# scripts/gpu-run check-gpu verify-timing does) instead of running them twice.
 echo "== the adversarial suite (make check-gpu, verify cases)"
-srcdir=$root builddir=$builddir "$root/testsuite/lib/run-tests" --gpu-only verify/ > "$work/suite.txt" 2>&1
-suite_rc=$?
+res=$builddir/testsuite/scratch/.results
+mode=${VERIFY_SUITE:-auto}
+if [ "$mode" = auto ]; then
+	mode=run
+	if ls "$res"/verify_*-gpu >/dev/null 2>&1 && ! grep -q '^SKIP' "$res"/verify_*-gpu &&
+	   [ -z "$(find "$res" -name 'verify_*-gpu' ! -newer "$ASTRA_CC" 2>/dev/null)" ]; then
+		mode=reuse
+	fi
+fi
+if [ "$mode" = reuse ]; then
+	echo "(results of the make check-gpu run in $builddir)"
+	cat "$res"/verify_*-gpu > "$work/suite.txt"
+	n_pass=$(grep -c '^PASS' "$work/suite.txt"); n_fail=$(grep -c '^FAIL' "$work/suite.txt")
+	echo "$n_pass passed, $n_fail failed" >> "$work/suite.txt"
+	suite_rc=$([ "$n_fail" = 0 ] && echo 0 || echo 1)
+else
+	srcdir=$root builddir=$builddir "$root/testsuite/lib/run-tests" --gpu-only verify/ > "$work/suite.txt" 2>&1
+	suite_rc=$?
+fi
 cat "$work/suite.txt"
 suite_summary=$(tail -n1 "$work/suite.txt")
 
