@@ -150,7 +150,7 @@ static int propose(struct astra_optimizer *self, const struct astra_opt_context 
 				break;
 			}
 			compile_failed = 1;
-			astra_llm_variant_clear(&v);
+			astra_variant_release(&v);
 			astra_stats_inc(ASTRA_STAT_LLM_COMPILE_ERRORS);
 		} else {
 			astra_stats_inc(ASTRA_STAT_LLM_REJECTED);

@@ -67,15 +67,17 @@ static const char code_system[] =
 	"block is ignored.\n"
 	"2. Keep the kernel's name, template header and parameter list exactly as in the "
 	"original: same types, same names, same order.\n"
-	"3. Device code only: no #include, no #define or other preprocessor directives (#pragma "
-	"unroll is fine), no host functions, no global, __constant__ or __device__ variables, "
-	"no type definitions, no main.\n"
+	"3. Device code only: no #include, #define or other preprocessor directives (#pragma "
+	"unroll is fine), no host functions, no kernel launches, no global, static, __constant__ "
+	"or __device__ variables (constexpr constants and extern __shared__ arrays are fine), no "
+	"namespaces or using-directives, no main.\n"
 	"4. Everything defined in the original file before the kernel stays available: do not "
 	"redefine it. Give new helpers new names.\n"
 	"5. To change the launch geometry, put one line\n"
 	"   #pragma astra launch(grid=EXPR, block=EXPR, shmem=EXPR)\n"
-	"   directly above the kernel. The expressions may use only the kernel's parameter "
-	"names, integer constants, min, max, sizeof and dim3(...); shmem may be left out. "
+	"   directly above the kernel. The expressions may use only the kernel's parameters "
+	"and template parameters, constants your code defines, literals, min, max, sizeof, casts "
+	"and dim3(...); shmem may be left out. "
 	"Without that line the original launch geometry is kept, so the kernel must then work "
 	"with it.\n"
 	"6. The kernel must give the same results as the original for every input it accepts: "
@@ -99,8 +101,11 @@ static void add_kernel(struct astra_buf *b, const struct astra_opt_context *ctx,
 	const struct astra_tu *tu = ctx->tu;
 	struct astra_buf code = ASTRA_BUF_INIT;
 
-	if (tu && tu->text && k->pragma_end > k->pragma_start && k->pragma_end <= tu->len)
+	if (tu && tu->text && k->pragma_end > k->pragma_start && k->pragma_end <= tu->len) {
 		astra_buf_add(&code, tu->text + k->pragma_start, k->pragma_end - k->pragma_start);
+		if (code.buf[code.len - 1] != '\n')
+			astra_buf_addch(&code, '\n');
+	}
 	astra_buf_adds(&code, k->text);
 	astra_buf_addf(b, "%s `%s` (%s:%u):\n", label, k->name, astra_basename(k->file ? k->file : "?"), k->line);
 	add_code_block(b, code.buf, code.len);

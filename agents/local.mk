@@ -16,3 +16,5 @@ libastra_a_SOURCES += \
 	agents/warmup.c agents/warmup.h
 
 EXTRA_DIST += doc/llm.md
+
+EXTRA_DIST += doc/verify.md

@@ -139,7 +139,8 @@ static void record_attempt(struct astra_attempt **hist, size_t *nr, size_t *allo
 	a->text = xstrdup(v->text ? v->text : "");
 	a->compiled = !(c->check && (!strcmp(c->check, "compile") || !strcmp(c->check, "signature") ||
 				     !strcmp(c->check, "syntax") || !strcmp(c->check, "preprocessor") ||
-				     !strcmp(c->check, "host-code") || !strcmp(c->check, "launch") ||
+				     !strcmp(c->check, "host-code") || !strcmp(c->check, "stream") ||
+				     !strcmp(c->check, "candidate") ||
 				     !strcmp(c->check, "state") || !strcmp(c->check, "kernel-missing") ||
 				     !strcmp(c->check, "geometry")));
 	a->accepted = c->verdict == ASTRA_CAND_ACCEPTED;

@@ -15,7 +15,9 @@
 
 #include "agents/verify-cmd.h"
 #include "agents/verify.h"
+#include "agents/profile.h"
 #include "astra-cc/buf.h"
+#include "astra-cc/json.h"
 #include "astra-cc/locate.h"
 #include "astra-cc/nvccopts.h"
 #include "astra-cc/util.h"
@@ -25,8 +27,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: %s --verify FILE.cu --kernel NAME --candidate VARIANT.cu [--candidate ...]\n"
-		"         [--json] [--no-run] [--no-timing] [--no-sanitizer] [--no-screen] [--keep-workdir]\n"
-		"         [--cc N] [--seed N] [--timeout S] [--watchdog S] [--] [nvcc flags]\n",
+		"         [--json] [--no-run] [--no-timing] [--timing-only] [--no-sanitizer] [--no-screen]\n"
+		"         [--keep-workdir]"
+		" [--cc N] [--seed N] [--timeout S] [--watchdog S] [--] [nvcc flags]\n",
 		astra_progname);
 }
 
@@ -106,6 +109,14 @@ static void print_text(const struct astra_verify_result *r, const char *file, co
 				printf(" (see below)\n");
 			else
 				printf(": %s\n", c->reason ? c->reason : "not run");
+			/* --timing-only: the measurements without a verdict. */
+			for (j = 0; c->cases && j < r->nr_cases; j++)
+				if (c->cases[j].timed) {
+					printf("  case %zu: ", j);
+					print_timing(&c->cases[j]);
+					printf(" %.2fx, %s\n", c->cases[j].speedup, c->cases[j].cmp > 0 ? "faster"
+					       : c->cases[j].cmp < 0 ? "slower" : "within noise");
+				}
 			continue;
 		}
 		acc++;
@@ -184,10 +195,15 @@ int astra_verify_command(int argc, char **argv)
 			o.no_run = 1;
 		} else if (!strcmp(a, "--no-timing")) {
 			o.timing = 0;
+		} else if (!strcmp(a, "--timing-only")) {
+			o.timing_only = 1;
 		} else if (!strcmp(a, "--no-sanitizer")) {
 			o.sanitizer = 0;
 		} else if (!strcmp(a, "--no-screen")) {
 			o.screen = 0;
+		} else if (!strcmp(a, "--program") && v) {
+			o.program = v;
+			i++;
 		} else if (!strcmp(a, "--keep-workdir")) {
 			o.keep = 1;
 		} else if (!strcmp(a, "--cc") && v) {
@@ -289,4 +305,92 @@ out:
 	astra_vec_clear(&cand_files);
 	free(nvcc);
 	return ret;
+}
+
+/*
+ * --judge-timing FILE [--json]: apply the timing rule (agents/profile.h) to
+ * the "time" events of a saved test-program run, as the verifier does.  A
+ * tool for checking measurements (bench/verify-gpu.sh repeats the timing
+ * phase of one compiled program and judges each run with it).
+ */
+int astra_verify_judge_command(int argc, char **argv)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	struct astra_timing *t = NULL;   /* [case * nv + version] */
+	int *have = NULL;
+	size_t nc = 0, nv = 0, i, v;
+	const char *path = NULL, *p;
+	int json = 0, k;
+
+	for (k = 1; k < argc; k++) {
+		if (!strcmp(argv[k], "--json"))
+			json = 1;
+		else
+			path = argv[k];
+	}
+	if (!path || astra_buf_read_file(&b, path, 1 << 26) < 0) {
+		fprintf(stderr, "usage: %s --judge-timing FILE [--json]  (FILE: a test program's output)\n",
+			astra_progname);
+		astra_buf_release(&b);
+		return 2;
+	}
+	/* Two passes: sizes, then values. */
+	for (k = 0; k < 2; k++) {
+		for (p = b.buf; p && *p;) {
+			const char *e = strchr(p, '\n');
+			struct astra_json *j = astra_json_parse(p, e ? (size_t)(e - p) : strlen(p));
+			const char *ev = astra_json_get_str(j, "event");
+			p = e ? e + 1 : NULL;
+			if (ev && !strcmp(ev, "time")) {
+				size_t ci = (size_t)astra_json_get_num(j, "case", 0);
+				size_t vi = (size_t)astra_json_get_num(j, "version", 0);
+				if (k == 0) {
+					if (ci + 1 > nc)
+						nc = ci + 1;
+					if (vi + 1 > nv)
+						nv = vi + 1;
+				} else {
+					struct astra_timing *x = &t[ci * nv + vi];
+					x->median = astra_json_get_num(j, "median_us", 0);
+					x->q25 = astra_json_get_num(j, "q25_us", 0);
+					x->q75 = astra_json_get_num(j, "q75_us", 0);
+					x->min = astra_json_get_num(j, "min_us", 0);
+					x->reps = (int)astra_json_get_num(j, "reps", 0);
+					have[ci * nv + vi] = 1;
+				}
+			}
+			astra_json_free(j);
+		}
+		if (k == 0) {
+			t = xcalloc(nc * nv + 1, sizeof(*t));
+			have = xcalloc(nc * nv + 1, sizeof(*have));
+		}
+	}
+	if (json)
+		printf("[");
+	for (i = 0; i < nc; i++)
+		for (v = 1; v < nv; v++) {
+			double s = 0;
+			int cmp;
+			static int first = 1;
+			if (!have[i * nv] || !have[i * nv + v])
+				continue;
+			cmp = astra_profile_compare(&t[i * nv], &t[i * nv + v], &s);
+			if (json)
+				printf("%s{\"case\": %zu, \"version\": %zu, \"baseline_us\": %.4f, \"median_us\": %.4f, "
+				       "\"speedup\": %.4f, \"verdict\": \"%s\"}", first ? "" : ", ", i, v, t[i * nv].median,
+				       t[i * nv + v].median, s, cmp > 0 ? "faster" : cmp < 0 ? "slower" : "same");
+			else
+				printf("case %zu version %zu: %.2f us vs %.2f us (q25-q75 %.2f-%.2f vs %.2f-%.2f): %.3fx, %s\n",
+				       i, v, t[i * nv + v].median, t[i * nv].median, t[i * nv + v].q25, t[i * nv + v].q75,
+				       t[i * nv].q25, t[i * nv].q75, s,
+				       cmp > 0 ? "faster" : cmp < 0 ? "slower" : "same (within noise)");
+			first = 0;
+		}
+	if (json)
+		printf("]\n");
+	free(t);
+	free(have);
+	astra_buf_release(&b);
+	return 0;
 }

@@ -2,7 +2,7 @@
  * verify-cmd.h - `astra-cc --verify`: the verifier as a command for people.
  *
  *   astra-cc --verify FILE.cu --kernel NAME --candidate VARIANT.cu
- *            [--candidate ...] [--json] [--no-run] [--no-timing]
+ *            [--candidate ...] [--json] [--no-run] [--no-timing] [--timing-only]
  *            [--no-sanitizer] [--no-screen] [--keep-workdir] [--cc N]
  *            [--seed N] [--timeout S] [--watchdog S] [--] [nvcc flags]
  *
@@ -18,5 +18,12 @@
 #define ASTRA_VERIFY_CMD_H
 
 int astra_verify_command(int argc, char **argv);
+
+/*
+ * astra-cc --judge-timing FILE [--json]: the timing rule applied to a saved
+ * test-program run (a tool for checking measurements; see
+ * bench/verify-gpu.sh).
+ */
+int astra_verify_judge_command(int argc, char **argv);
 
 #endif

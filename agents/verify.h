@@ -35,7 +35,7 @@ enum astra_cand_verdict {
 
 /*
  * Stable names of the checks (doc/verify.md lists them; tests assert them):
- *   screen:    preprocessor launch state host-code kernel-missing syntax
+ *   screen:    preprocessor stream state host-code kernel-missing syntax candidate
  *   compile:   compile signature geometry
  *   run:       mismatch unwritten nonfinite extra-write stale nondeterministic
  *              input-modified out-of-bounds launch crash misaligned hang
@@ -104,6 +104,7 @@ struct astra_verify_opts {
 	const char *cache_dir;       /* for device ceilings; NULL: the `dir` setting */
 	int sanitizer;               /* -1: the `sanitizer` setting; 0 off; 1 on */
 	int timing;                  /* 0: correctness only */
+	int timing_only;             /* 1: time only, judge nothing (a measurement tool) */
 	int screen;                  /* 0: skip the static screen (tests of the run-time checks) */
 	int keep;                    /* keep the work directory */
 	int no_run;                  /* generate and compile only */
@@ -111,9 +112,14 @@ struct astra_verify_opts {
 	double timeout;              /* seconds per test-program run; 0: 600 */
 	double watchdog;             /* seconds one launch may take; 0: 5 */
 	unsigned long long seed;     /* 0: the default */
+	/*
+	 * Testing astra-cc itself: judge with this already built test program
+	 * (version i+1 is candidate i) instead of generating and compiling one.
+	 */
+	const char *program;
 };
 
-#define ASTRA_VERIFY_OPTS_INIT { NULL, NULL, -1, 1, 1, 0, 0, 0, 0, 0, 0 }
+#define ASTRA_VERIFY_OPTS_INIT { NULL, NULL, -1, 1, 0, 1, 0, 0, 0, 0, 0, 0, NULL }
 
 /*
  * Judge n candidates of kernel k (from tu, compiled as cl says).  names[i]

@@ -4,7 +4,8 @@
 ## the newcomer's demo project.  Nothing here is built by `make`;
 ## `make check` compiles all of it (testsuite/cases/kernels/).
 
-EXTRA_DIST += bench/kernels bench/reference bench/bench.cu bench/emulate.h bench/gen-pragmas \
+EXTRA_DIST += bench/verify bench/verify-gpu.sh \
+	bench/kernels bench/reference bench/bench.cu bench/emulate.h bench/gen-pragmas \
 	bench/run-reference examples/Makefile examples/README.md examples/layer.cu \
 	examples/layer.h examples/main.cu
 
@@ -12,7 +13,11 @@ EXTRA_DIST += bench/kernels bench/reference bench/bench.cu bench/emulate.h bench
 bench-reference:
 	NVCC="$(NVCC_PATH)" $(SHELL) $(srcdir)/bench/run-reference
 
-.PHONY: bench-reference
+# On a GPU host: the verifier's suite and timing checks (bench/verify-gpu.sh).
+bench-verify: all
+	builddir="$(abs_top_builddir)" NVCC="$(NVCC_PATH)" $(SHELL) $(srcdir)/bench/verify-gpu.sh
+
+.PHONY: bench-reference bench-verify
 
 # Extraction and key time for one TU (built on demand: make bench/bench-extract;
 # bench/bench-extract.sh generates a 2,000-line TU and reports the figures).

@@ -158,6 +158,11 @@ static const struct stat_row stat_rows[] = {
 	{ 1, "retries", { S(LLM_RETRIES), -1 } },
 	{ 1, "tokens in", { S(LLM_TOKENS_IN), -1 } },
 	{ 1, "tokens out", { S(LLM_TOKENS_OUT), -1 } },
+	{ 1, "candidates", { S(LLM_CANDIDATES), -1 } },
+	{ 1, "answers rejected", { S(LLM_REJECTED), -1 } },
+	{ 1, "compile errors", { S(LLM_COMPILE_ERRORS), -1 } },
+	{ 1, "repairs", { S(LLM_REPAIRS), -1 } },
+	{ 1, "budgets exhausted", { S(LLM_BUDGET), -1 } },
 };
 #undef S
 

@@ -229,7 +229,7 @@ static int check_idents(struct screen *sc)
 	for (i = 0; i < sc->lx.nr; i++) {
 		const struct tok *t = &sc->lx.toks[i];
 		if (t->kind == T_PUNCT && t->len == 3)
-			return reject(sc, "launch", t->line, "starts kernels of its own (<<<...>>>): a variant is launched "
+			return reject(sc, "stream", t->line, "starts kernels of its own (<<<...>>>): a variant is launched "
 				      "by astra-cc, on the caller's stream");
 		if (t->kind != T_IDENT)
 			continue;
@@ -241,7 +241,7 @@ static int check_idents(struct screen *sc)
 			size_t n = strlen(launch_prefixes[k]);
 			if (t->len >= n && !memcmp(sc->lx.s + t->off, launch_prefixes[k], n)) {
 				char *name = tok_str(&sc->lx, i);
-				reject(sc, "launch", t->line, "uses %s: a variant may not start, order or wait "
+				reject(sc, "stream", t->line, "uses %s: a variant may not start, order or wait "
 				       "for work (it runs on the caller's stream)", name);
 				free(name);
 				return -1;

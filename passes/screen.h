@@ -17,7 +17,7 @@
  *
  * What it rejects (the `check` names are stable; tests assert them):
  *   preprocessor  #include, #define, #undef, #line, #error in the text
- *   launch        <<<...>>>, or a host API that starts or orders work
+ *   stream        <<<...>>>, or a host API that starts or orders work
  *                 (cudaStream*, cudaLaunch*, cudaGraph*, cudaEvent*,
  *                 cudaMemcpy*, cudaMemset*, cudaMalloc*, cudaDeviceSynchronize...)
  *   state         a mutable global or static variable, malloc/free: a

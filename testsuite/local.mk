@@ -78,8 +78,12 @@ testsuite_lib_llm_propose_LDADD = $(ASTRA_LIBS)
 # Drives the cache API from the shell (testsuite/cases/cache/, bench/).
 testsuite_helpers_cache_tool_SOURCES = testsuite/helpers/cache-tool.c
 testsuite_helpers_cache_tool_LDADD = $(ASTRA_LIBS)
+# Stores a real variant as a `faster` entry (testsuite/cases/subst/, bench/subst.sh).
+check_PROGRAMS += testsuite/helpers/put-variant
+testsuite_helpers_put_variant_SOURCES = testsuite/helpers/put-variant.c
+testsuite_helpers_put_variant_LDADD = $(ASTRA_LIBS)
 
-EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus
+EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus testsuite/verify
 
 ## Fuzz targets: testsuite/fuzz/fuzz-NAME.c defines LLVMFuzzerTestOneInput.
 ## With --enable-fuzzers (CC=clang) they are libFuzzer programs; otherwise

@@ -7,8 +7,8 @@
  * ...), compiles each candidate alone with $NVCC through the same
  * try_compile callback the loop offers, feeds every candidate back as an
  * attempt that was not verified (there is no GPU here), prints what it got,
- * writes the transcript where the cache entry would keep it, and flushes
- * the statistics.  It always exits 0 unless it is used wrongly: the LLM's
+ * stores the verdict ("failed": nothing was verified) with the transcript
+ * in the cache as the loop will, and flushes the statistics.  It always exits 0 unless it is used wrongly: the LLM's
  * failures must never fail a build.
  *
  * Usage: llm-propose [--rounds N] [--cc N] [--profile] [--history]
@@ -31,6 +31,9 @@
 #include <sys/stat.h>
 
 #include "agents/llm-answer.h"
+#include "cache/key.h"
+#include "cache/store.h"
+#include "passes/extract.h"
 #include "agents/llm-optimizer.h"
 #include "astra-cc/buf.h"
 #include "astra-cc/config.h"
@@ -79,29 +82,40 @@ static int show_request(const char *path)
 	return 0;
 }
 
+/* The first annotated kernel of path, extracted into tu; NULL (reported) if none. */
+static const struct astra_kernel *first_kernel(struct astra_tu *tu, const char *path,
+					       const struct astra_cmdline *cl)
+{
+	memset(tu, 0, sizeof(*tu));
+	if (astra_extract_tu(tu, path, cl) < 0 || !tu->nr_kernels) {
+		fprintf(stderr, "llm-propose: %s: no annotated kernel\n", path);
+		return NULL;
+	}
+	return &tu->kernels[0];
+}
+
 static int check(const char *orig, const char *cand)
 {
-	struct astra_buf a = ASTRA_BUF_INIT, b = ASTRA_BUF_INIT, why = ASTRA_BUF_INIT;
-	struct astra_kernel k;
+	struct astra_buf b = ASTRA_BUF_INIT, why = ASTRA_BUF_INIT;
+	struct astra_tu tu;
+	const struct astra_kernel *k = first_kernel(&tu, orig, NULL);
 	struct astra_variant v;
 
-	if (astra_buf_read_file(&a, orig, 0) < 0 || astra_buf_read_file(&b, cand, 0) < 0 ||
-	    astra_llm_scan_kernel(orig, a.buf, a.len, &k, &why) < 0) {
-		fprintf(stderr, "llm-propose: cannot read %s or %s %s\n", orig, cand, why.buf);
+	if (!k || astra_buf_read_file(&b, cand, 0) < 0) {
+		astra_tu_release(&tu);
 		return 2;
 	}
-	if (astra_llm_check_candidate(&k, b.buf, &v, &why) == 0) {
-		printf("%s: ok", k.name);
+	if (astra_llm_check_candidate(k, b.buf, &v, &why) == 0) {
+		printf("%s: ok", k->name);
 		if (v.grid)
 			printf(" (launch grid=%s block=%s%s%s)", v.grid, v.block, v.shmem ? " shmem=" : "",
 			       v.shmem ? v.shmem : "");
 		printf("\n");
-		astra_llm_variant_clear(&v);
+		astra_variant_release(&v);
 	} else {
-		printf("%s: rejected: %s\n", k.name, why.buf);
+		printf("%s: rejected: %s\n", k->name, why.buf);
 	}
-	astra_llm_kernel_release(&k);
-	astra_buf_release(&a);
+	astra_tu_release(&tu);
 	astra_buf_release(&b);
 	astra_buf_release(&why);
 	return 0;
@@ -122,7 +136,7 @@ static int try_compile(void *arg, const struct astra_variant *v, struct astra_bu
 		return 0;
 	astra_buf_add(&tu, d->tu->text, d->k->start);
 	astra_buf_adds(&tu, v->text);
-	astra_buf_adds(&tu, d->tu->text + d->k->end);
+	astra_buf_add(&tu, d->tu->text + d->k->end, d->tu->len - d->k->end);
 	f = fopen("llm-candidate.cu", "w");
 	if (!f || fwrite(tu.buf, 1, tu.len, f) != tu.len || fclose(f)) {
 		astra_buf_release(&tu);
@@ -145,6 +159,51 @@ static int try_compile(void *arg, const struct astra_variant *v, struct astra_bu
 	d->compiles++;
 	printf("compile %d: %s\n", d->compiles, rc == 0 ? "ok" : "failed");
 	return rc == 0 ? 0 : -1;
+}
+
+/*
+ * Store what the loop would store for this kernel: without a GPU nothing
+ * was verified, so the verdict is "failed" with that reason, and the
+ * transcript goes beside it.  The key is written to ./entry-key for tests
+ * (`astra-cc --show-entry $(cat entry-key) --transcript`).
+ */
+static void store_entry(const struct astra_tu *tu, const struct astra_kernel *k,
+			const struct astra_cmdline *cl, int cc, const char *transcript)
+{
+	struct astra_cache *c = astra_cache_open(NULL);
+	struct astra_vec archs = ASTRA_VEC_INIT;
+	struct astra_buf ver = ASTRA_BUF_INIT;
+	struct astra_entry e;
+	struct astra_key key;
+	const char *nvcc = astra_getenv("NVCC");
+	FILE *f;
+
+	if (!nvcc || astra_key_nvcc_version(nvcc, astra_cache_dir(c), &ver) < 0)
+		astra_buf_adds(&ver, "unknown");
+	if (astra_key_archs(cl, &archs) < 0 || !archs.nr)
+		astra_vec_push(&archs, "default");
+	astra_key_compute(tu, k, cl, archs.v[0], ver.buf, &key, NULL);
+	astra_entry_init(&e);
+	e.key = xstrdup(key.hex);
+	e.cc = cc ? cc : 90;
+	e.verdict = ASTRA_VERDICT_FAILED;
+	e.reason = xstrdup("llm-propose: the candidates were not verified (no GPU in this test)");
+	e.kernel = xstrdup(k->name);
+	e.file = xstrdup(k->file ? k->file : tu->path);
+	e.line = k->line;
+	e.optimizer = xstrdup("llm");
+	e.model = xstrdup(astra_config_str(ASTRA_CFG_LLM_MODEL));
+	if (astra_cache_store(c, &e, transcript, transcript ? strlen(transcript) : 0) == 0) {
+		f = fopen("entry-key", "w");
+		if (f) {
+			fprintf(f, "%s\n", key.hex);
+			fclose(f);
+		}
+	}
+	astra_entry_release(&e);
+	astra_vec_clear(&archs);
+	astra_buf_release(&ver);
+	astra_cache_close(c);
 }
 
 static void canned_profile(struct astra_profile *p)
@@ -178,8 +237,7 @@ int main(int argc, char **argv)
 {
 	const char *path = NULL, *transcript_path = NULL;
 	int rounds = 1, cc = 0, profile = 0, history = 0, compile = 1, i, r;
-	struct astra_buf text = ASTRA_BUF_INIT, why = ASTRA_BUF_INIT;
-	struct astra_kernel k;
+	const struct astra_kernel *k;
 	struct astra_tu tu;
 	struct astra_cmdline cl;
 	struct astra_profile base;
@@ -222,26 +280,19 @@ int main(int argc, char **argv)
 
 	astra_config_load();
 	astra_log_open(astra_config_str(ASTRA_CFG_LOG_FILE), astra_config_str(ASTRA_CFG_TRACE));
-	if (astra_buf_read_file(&text, path, 0) < 0 ||
-	    astra_llm_scan_kernel(path, text.buf, text.len, &k, &why) < 0) {
-		fprintf(stderr, "llm-propose: %s: %s\n", path, why.len ? why.buf : "cannot read");
-		return 2;
-	}
-	memset(&tu, 0, sizeof(tu));
-	tu.path = (char *)path;
-	tu.text = text.buf;
-	tu.len = text.len;
-	tu.kernels = &k;
-	tu.nr_kernels = 1;
-	d.tu = &tu;
-	d.k = &k;
-
 	astra_vec_push(&clargv, "nvcc");
 	astra_vec_pushv(&clargv, d.flags.v, d.flags.nr);
 	astra_vec_push(&clargv, "-c");
 	astra_vec_push(&clargv, path);
 	memset(&cl, 0, sizeof(cl));
 	astra_cmdline_parse(&cl, (int)clargv.nr, clargv.v);
+	k = first_kernel(&tu, path, &cl);
+	if (!k) {
+		astra_tu_release(&tu);
+		return 2;
+	}
+	d.tu = &tu;
+	d.k = k;
 
 	if (history) {
 		push_attempt(&hist, &nr_hist, &alloc_hist, "rules: vectorize", "", 1, 1, NULL, 1.31);
@@ -257,7 +308,7 @@ int main(int argc, char **argv)
 		memset(&ctx, 0, sizeof(ctx));
 		memset(out, 0, sizeof(out));
 		ctx.tu = &tu;
-		ctx.kernel = &k;
+		ctx.kernel = k;
 		ctx.cl = &cl;
 		ctx.baseline = profile ? &base : NULL;
 		ctx.history = hist;
@@ -280,30 +331,21 @@ int main(int argc, char **argv)
 			printf("\n%s--- end\n", out[i].text);
 			push_attempt(&hist, &nr_hist, &alloc_hist, out[i].origin, out[i].text, 1, 0,
 				     "not verified: no GPU in this test", 0);
-			astra_llm_variant_clear(&out[i]);
+			astra_variant_release(&out[i]);
 		}
 	}
 
-	/* Where the cache entry will keep it, until the cache stores it. */
+	/* As the loop will: the verdict and the transcript into the cache. */
 	t = opt.transcript(&opt);
-	if (t) {
-		char *dest = transcript_path ? xstrdup(transcript_path) :
-			     xasprintf("%s/transcripts/%s.json", astra_config_str(ASTRA_CFG_DIR), k.name);
-		FILE *f;
-		if (!transcript_path) {
-			char *td = xasprintf("%s/transcripts", astra_config_str(ASTRA_CFG_DIR));
-			mkdir(astra_config_str(ASTRA_CFG_DIR), 0777);
-			mkdir(td, 0777);
-			free(td);
-		}
-		f = fopen(dest, "w");
+	store_entry(&tu, k, &cl, cc, t);
+	if (t && transcript_path) {
+		FILE *f = fopen(transcript_path, "w");
 		if (f) {
 			fputs(t, f);
 			fclose(f);
 		}
-		free(dest);
-		free(t);
 	}
+	free(t);
 	opt.release(&opt);
 	astra_stats_flush(astra_config_str(ASTRA_CFG_DIR));
 
@@ -316,9 +358,7 @@ int main(int argc, char **argv)
 	astra_cmdline_release(&cl);
 	astra_vec_clear(&clargv);
 	astra_vec_clear(&d.flags);
-	astra_llm_kernel_release(&k);
-	astra_buf_release(&text);
-	astra_buf_release(&why);
+	astra_tu_release(&tu);
 	astra_log_close();
 	return 0;
 }

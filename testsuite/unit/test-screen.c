@@ -45,9 +45,9 @@ int main(void)
 	/* Rejected, each for its reason. */
 	CHECK_STR(check_of("#include <cstdio>\n__global__ void k(float *o) {}\n"), "preprocessor");
 	CHECK_STR(check_of("#define N 4\n__global__ void k(float *o) {}\n"), "preprocessor");
-	CHECK_STR(check_of("__global__ void child(float *o) {}\n__global__ void k(float *o) { child<<<1, 1>>>(o); }\n"), "launch");
-	CHECK_STR(check_of("__global__ void k(float *o) { cudaStream_t s; cudaStreamCreateWithFlags(&s, 1); }\n"), "launch");
-	CHECK_STR(check_of("__global__ void k(float *o) { cudaMemcpyAsync(o, o, 4, cudaMemcpyDeviceToDevice, 0); }\n"), "launch");
+	CHECK_STR(check_of("__global__ void child(float *o) {}\n__global__ void k(float *o) { child<<<1, 1>>>(o); }\n"), "stream");
+	CHECK_STR(check_of("__global__ void k(float *o) { cudaStream_t s; cudaStreamCreateWithFlags(&s, 1); }\n"), "stream");
+	CHECK_STR(check_of("__global__ void k(float *o) { cudaMemcpyAsync(o, o, 4, cudaMemcpyDeviceToDevice, 0); }\n"), "stream");
 	CHECK_STR(check_of("__device__ float cache[1024];\n__global__ void k(float *o) { o[0] = cache[0]; }\n"), "state");
 	CHECK_STR(check_of("__device__ const float *last_x = nullptr;\n__global__ void k(float *o) {}\n"), "state");
 	CHECK_STR(check_of("__global__ void k(float *o) { static __shared__ int once; (void)once; }\n"), "state");

@@ -7,11 +7,10 @@
 # print with expected.out.  The fixtures (k.cu, the recorded answers *.md)
 # are copied into the scratch directory unless the case has its own.
 #
-# Integration note: run_llm drives the optimizer through
-# testsuite/lib/llm-propose until the loop exists; switching these cases to
-# the real loop means changing run_llm to
-#   "$ASTRA_CC" --warmup ... with ASTRA_CC_OPTIMIZER=llm
-# and nothing else.
+# run_llm drives the optimizer through testsuite/lib/llm-propose, which runs
+# several rounds and stores the verdict and transcript as the loop does on
+# a GPU host; without a GPU, `astra-cc --warmup` runs one propose-and-compile
+# round and stores nothing, so only llm/0021-warmup goes through it.
 
 set -u
 fixtures=$srcdir/testsuite/lib/llm
@@ -69,7 +68,8 @@ build() {
 	fi
 }
 
-# llm_stats: the LLM counters of `astra-cc -s` (tokens only as counted or not).
+# llm_stats: the LLM counters of `astra-cc -s --json` (tokens only as
+# counted or not).
 llm_stats() {
 	# The counters' machine names and values, from the JSON form of -s.
 	"$ASTRA_CC" -s --json | tr -d '\t",' | awk -F: '

@@ -5,6 +5,7 @@
 #pragma astra shapes(n=1000) shapes(n=1<<20) shapes(n=1)
 #pragma astra buffers(y[n], x[n])
 #pragma astra outputs(y)
+#pragma astra scalars(a=1.5f)
 #pragma astra launch(grid=(n + 255) / 256, block=256)
 __global__ void scale(float *y, const float *x, float a, int n)
 {
