@@ -215,6 +215,65 @@ static const char h2_bf16_text[] =
 	"\t\t*reinterpret_cast<__nv_bfloat162 *>(d + i) = __floats2bfloat162_rn(s[i], s[i + 1]);\n"
 	"}\n\n";
 
+static const char argmax_text[] =
+	"/*\n"
+	" * astra-cc rules: argmax of (value, index) pairs; index < 0 means none.\n"
+	" * The larger value wins, the smaller index on a tie: the first maximum.\n"
+	" */\n"
+	"template <typename T, typename I>\n"
+	"__device__ __forceinline__ void astra_@_argmax2(T &v, I &i, T ov, I oi)\n"
+	"{\n"
+	"\tif (oi >= 0 && (i < 0 || ov > v || (ov == v && oi < i))) {\n"
+	"\t\tv = ov;\n"
+	"\t\ti = oi;\n"
+	"\t}\n"
+	"}\n\n";
+
+static const char wargmax_text[] =
+	"/* astra-cc rules: argmax over a full warp; every lane gets the result */\n"
+	"template <typename T, typename I>\n"
+	"__device__ __forceinline__ void astra_@_wargmax(T &v, I &i)\n"
+	"{\n"
+	"#pragma unroll\n"
+	"\tfor (int o = 16; o > 0; o >>= 1) {\n"
+	"\t\tconst T ov = __shfl_xor_sync(0xffffffffu, v, o);\n"
+	"\t\tconst I oi = __shfl_xor_sync(0xffffffffu, i, o);\n"
+	"\t\tastra_@_argmax2(v, i, ov, oi);\n"
+	"\t}\n"
+	"}\n\n";
+
+static const char bargmax_text[] =
+	"/* astra-cc rules: argmax over a 1-D block of any size; every thread gets the result */\n"
+	"template <typename T, typename I>\n"
+	"__device__ __forceinline__ void astra_@_bargmax(T &v, I &i)\n"
+	"{\n"
+	"\t__shared__ T wv[32];\n"
+	"\t__shared__ I wi[32];\n"
+	"\tconst unsigned lane = threadIdx.x & 31u, wid = threadIdx.x >> 5;\n"
+	"\tconst unsigned nw = (blockDim.x + 31u) >> 5;\n"
+	"\tunsigned n = blockDim.x - (wid << 5);\n"
+	"\tif (n > 32u)\n"
+	"\t\tn = 32u;\n"
+	"\tconst unsigned mask = n == 32u ? 0xffffffffu : ((1u << n) - 1u);\n"
+	"#pragma unroll\n"
+	"\tfor (unsigned o = 16; o > 0; o >>= 1) {\n"
+	"\t\tconst T ov = __shfl_down_sync(mask, v, o);\n"
+	"\t\tconst I oi = __shfl_down_sync(mask, i, o);\n"
+	"\t\tif (lane + o < n)\n"
+	"\t\t\tastra_@_argmax2(v, i, ov, oi);\n"
+	"\t}\n"
+	"\t__syncthreads();\n"
+	"\tif (lane == 0) {\n"
+	"\t\twv[wid] = v;\n"
+	"\t\twi[wid] = i;\n"
+	"\t}\n"
+	"\t__syncthreads();\n"
+	"\tv = wv[0];\n"
+	"\ti = wi[0];\n"
+	"\tfor (unsigned k = 1; k < nw; ++k)\n"
+	"\t\tastra_@_argmax2(v, i, wv[k], wi[k]);\n"
+	"}\n\n";
+
 void astra_helpers_text(unsigned set, struct astra_buf *out)
 {
 	int c;
@@ -228,6 +287,12 @@ void astra_helpers_text(unsigned set, struct astra_buf *out)
 		add_tmpl(out, h2_bf16_text);
 	if (set & HELPER_TANH)
 		add_tmpl(out, tanh_text);
+	if (set & (HELPER_WARGMAX | HELPER_BARGMAX))
+		add_tmpl(out, argmax_text);
+	if (set & HELPER_WARGMAX)
+		add_tmpl(out, wargmax_text);
+	if (set & HELPER_BARGMAX)
+		add_tmpl(out, bargmax_text);
 	for (c = 0; c < COMBINE__COUNT; c++)
 		if (set & HELPER_WARP_OF(c))
 			add_warp(out, (enum astra_combine)c);

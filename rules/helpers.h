@@ -47,6 +47,9 @@ enum astra_helper {
 	/* ... and their pairwise overloads for __half / __nv_bfloat16 (only for types the TU has) */
 	HELPER_H2_HALF = 1 << (3 + 2 * COMBINE__COUNT),
 	HELPER_H2_BF16 = 1 << (4 + 2 * COMBINE__COUNT),
+	/* astra_X_wargmax(v, i) / astra_X_bargmax(v, i): argmax over a warp / a 1-D block, in place */
+	HELPER_WARGMAX = 1 << (5 + 2 * COMBINE__COUNT),
+	HELPER_BARGMAX = 1 << (6 + 2 * COMBINE__COUNT),
 };
 
 #define HELPER_WARP_OF(c) (HELPER_WARP << (c))

@@ -24,6 +24,7 @@ struct rm {
 	unsigned helpers;
 	int distributed;
 	struct astra_buf loop_why;   /* why the last loop could not be spread */
+	int in_loop;                 /* inside a loop that every thread runs: lane-0 stores are fenced */
 	struct astra_buf *why;
 	int fail;
 };
@@ -206,6 +207,7 @@ struct red {
 	char *name;
 	enum astra_combine comb;
 	int is_sum;
+	char *argmax_value;     /* argmax: name is the index, this the value variable; else NULL */
 };
 
 static int comb_of_call(struct rm *m, const struct astra_expr *call)
@@ -349,6 +351,135 @@ static int body_stmt(struct astra_stmt *s, void *data)
 	return 0;
 }
 
+static int is_name_tok(struct rm *m, size_t t, const char *name)
+{
+	return m->syn->toks[t].kind == SYN_IDENT && astra_syn_is(m->syn, t, name) &&
+	       !(t > 0 && (astra_syn_is(m->syn, t - 1, ".") || astra_syn_is(m->syn, t - 1, "->")));
+}
+
+/* Find `best < 0 || VAL > bv` among the && / || structure of cond; its VAL, or NULL. */
+static struct astra_expr *argmax_cond(struct rm *m, struct astra_expr *e, const char *best, const char *bv)
+{
+	while (e && e->kind == EX_PAREN)
+		e = e->a;
+	if (!e || e->kind != EX_BINARY)
+		return NULL;
+	if (astra_syn_is(m->syn, e->op, "&&")) {
+		struct astra_expr *r = argmax_cond(m, e->a, best, bv);
+		return r ? r : argmax_cond(m, e->b, best, bv);
+	}
+	if (astra_syn_is(m->syn, e->op, "||")) {
+		struct astra_expr *x = e->a, *y = e->b, *lt, *gt;
+		while (x->kind == EX_PAREN)
+			x = x->a;
+		while (y->kind == EX_PAREN)
+			y = y->a;
+		lt = x;
+		gt = y;
+		if (!(lt->kind == EX_BINARY && astra_syn_is(m->syn, lt->op, "<"))) {
+			lt = y;
+			gt = x;
+		}
+		if (lt->kind == EX_BINARY && astra_syn_is(m->syn, lt->op, "<") && is_name(m, lt->a, best) &&
+		    lt->b->kind == EX_LIT && astra_syn_is(m->syn, lt->b->t0, "0") && gt->kind == EX_BINARY &&
+		    astra_syn_is(m->syn, gt->op, ">") && is_name(m, gt->b, bv))
+			return gt->a;
+	}
+	return NULL;
+}
+
+/*
+ * The argmax idiom of a top-k selection: the loop's only effect on the row
+ * is `if (COND && (best < 0 || VAL > bv)) { best = j; bv = VAL; }`, with
+ * best starting negative (none yet).  Spread over the threads, each one
+ * finds the first maximum among its own j (ascending), then the threads'
+ * pairs are combined: the larger value wins, the smaller index on a tie,
+ * a thread with none loses -- the sequential loop's answer.
+ */
+static int argmax(struct rm *m, struct astra_stmt *loop, struct astra_stmt *body, struct red **reds, size_t *nr)
+{
+	const struct astra_syn *syn = m->syn;
+	struct astra_stmt *iff = NULL, *then;
+	struct astra_expr *a1, *a2, *cond, *val;
+	const struct astra_local *lb, *lv;
+	struct astra_decl *d = NULL;
+	char *best, *bv, *var, *valtxt, *v2;
+	size_t i, t;
+	int ok = 0;
+
+	if (body->kind != STMT_BLOCK)
+		return 0;
+	for (i = 0; i < body->nr_kids; i++)
+		if (body->kids[i]->kind == STMT_IF && body->kids[i]->nr_kids == 1) {
+			if (iff)
+				return 0;
+			iff = body->kids[i];
+		}
+	if (!iff)
+		return 0;
+	then = iff->kids[0];
+	if (then->kind != STMT_BLOCK || then->nr_kids != 2 || then->kids[0]->kind != STMT_EXPR ||
+	    then->kids[1]->kind != STMT_EXPR)
+		return 0;
+	a1 = astra_syn_expr(m->syn, then->kids[0]->a0, then->kids[0]->a1);
+	a2 = astra_syn_expr(m->syn, then->kids[1]->a0, then->kids[1]->a1);
+	if (!a1 || !a2 || a1->kind != EX_ASSIGN || a2->kind != EX_ASSIGN || !astra_syn_is(syn, a1->op, "=") ||
+	    !astra_syn_is(syn, a2->op, "=") || a1->a->kind != EX_IDENT || a2->a->kind != EX_IDENT)
+		return 0;
+	if (astra_syn_decls(syn, loop->a0, loop->a1, &d) != 1)
+		return 0;
+	var = astra_syn_tokstr(syn, d[0].name);
+	free(d);
+	if (is_name(m, a2->b, var)) {
+		struct astra_expr *x = a1;
+		a1 = a2;
+		a2 = x;
+	}
+	if (!is_name(m, a1->b, var)) {
+		free(var);
+		return 0;
+	}
+	best = astra_syn_tokstr(syn, a1->a->t0);
+	bv = astra_syn_tokstr(syn, a2->a->t0);
+	cond = astra_syn_expr(m->syn, iff->a0, iff->a1);
+	val = cond ? argmax_cond(m, cond, best, bv) : NULL;
+	valtxt = astra_syn_text(syn, a2->b->t0, a2->b->t1);
+	v2 = val ? astra_syn_text(syn, val->t0, val->t1) : NULL;
+	lb = astra_facts_local(&m->f, best, strlen(best));
+	lv = astra_facts_local(&m->f, bv, strlen(bv));
+	if (v2 && !strcmp(valtxt, v2) && lb && lv && lb->nr_decls == 1 && lv->nr_decls == 1 && !lb->d.is_array &&
+	    !lv->d.is_array && lb->d.init1 == lb->d.init0 + 2 && astra_syn_is(syn, lb->d.init0, "-") &&
+	    syn->toks[lb->d.init0 + 1].kind == SYN_NUMBER && (lb->d.name < body->t0 || lb->d.name >= body->t1) &&
+	    (lv->d.name < body->t0 || lv->d.name >= body->t1) && !astra_syn_mentions(syn, a2->b->t0, a2->b->t1, best) &&
+	    !astra_syn_mentions(syn, a2->b->t0, a2->b->t1, bv)) {
+		/* best and bv appear nowhere else in the loop, and nothing else of the row changes */
+		ok = 1;
+		for (t = body->t0; t < body->t1 && ok; t++) {
+			const struct astra_local *l;
+			int in_if = t >= iff->t0 && t < iff->t1;
+			if ((is_name_tok(m, t, best) || is_name_tok(m, t, bv)) && !in_if)
+				ok = 0;
+			l = astra_facts_local_tok(&m->f, t);
+			if (l && (l->d.name < body->t0 || l->d.name >= body->t1) && l != lb && l != lv &&
+			    astra_facts_assigned_in(&m->f, l->name, strlen(l->name), body->t0, body->t1))
+				ok = 0;
+		}
+	}
+	if (ok) {
+		*reds = xrealloc(*reds, (*nr + 1) * sizeof(**reds));
+		memset(&(*reds)[*nr], 0, sizeof(**reds));
+		(*reds)[*nr].name = xstrdup(best);
+		(*reds)[*nr].argmax_value = xstrdup(bv);
+		(*nr)++;
+	}
+	free(best);
+	free(bv);
+	free(var);
+	free(valtxt);
+	free(v2);
+	return ok;
+}
+
 /*
  * Can the loop s be spread over the row's threads?  Its reductions go to
  * *reds.  Returns 1, or 0 with *why.
@@ -420,6 +551,9 @@ static int spreadable(struct rm *m, struct astra_stmt *s, struct red **reds, siz
 		*why = "its body reads memory it writes at another index (iterations depend on each other)";
 		return 0;
 	}
+	/* an argmax: `if (... (best < 0 || v > bv)) { best = j; bv = v; }` */
+	if (argmax(m, s, body, reds, nr_reds))
+		return 1;
 	/* scalars of the row changed by the body: reductions, or not spreadable */
 	for (t = body->t0; t < body->t1 && ok; t++) {
 		const struct astra_local *l;
@@ -475,6 +609,7 @@ static int spreadable(struct rm *m, struct astra_stmt *s, struct red **reds, siz
 			break;
 		}
 		*reds = xrealloc(*reds, (*nr_reds + 1) * sizeof(**reds));
+		memset(&(*reds)[*nr_reds], 0, sizeof(**reds));
 		(*reds)[*nr_reds].name = name;
 		(*reds)[*nr_reds].comb = (enum astra_combine)u.comb;
 		(*reds)[*nr_reds].is_sum = u.comb == COMBINE_SUM;
@@ -482,8 +617,10 @@ static int spreadable(struct rm *m, struct astra_stmt *s, struct red **reds, siz
 	}
 	if (!ok) {
 		size_t k;
-		for (k = 0; k < *nr_reds; k++)
+		for (k = 0; k < *nr_reds; k++) {
 			free((*reds)[k].name);
+			free((*reds)[k].argmax_value);
+		}
 		free(*reds);
 		*reds = NULL;
 		*nr_reds = 0;
@@ -513,6 +650,12 @@ static void spread(struct rm *m, struct astra_stmt *s, struct red *reds, size_t 
 	astra_syn_edit_owned(&m->edits, astra_syn_off(syn, s->c0), astra_syn_end(syn, s->c1 - 1),
 			      xasprintf("%s += %s", var, m->nt));
 	for (k = 0; k < nr_reds; k++) {
+		if (reds[k].argmax_value) {
+			astra_buf_addf(&after, "\n%sastra_" ASTRA_SFX "_%s(%s, %s);", ind, m->warp ? "wargmax" : "bargmax",
+				       reds[k].argmax_value, reds[k].name);
+			m->helpers |= m->warp ? HELPER_WARGMAX : HELPER_BARGMAX;
+			continue;
+		}
 		if (reds[k].is_sum)
 			astra_syn_edit_owned(&m->edits, astra_syn_off(syn, s->t0), astra_syn_off(syn, s->t0),
 					      xasprintf("if (%s != 0)\n%s\t%s = 0;\n%s", m->lane, ind, reds[k].name, ind));
@@ -564,6 +707,35 @@ static int read_later(struct rm *m, struct astra_stmt *s, struct astra_stmt **v,
 }
 
 static void process(struct rm *m, struct astra_stmt **v, size_t n, int top);
+static void process_kid(struct rm *m, struct astra_stmt *k);
+
+/*
+ * A sequential loop every thread of the row runs, its body handled like
+ * the row's code (inner loops spread, stores by one thread and fenced,
+ * since a later iteration may read them).  Only when everything inside
+ * finds a place; otherwise nothing of it is kept.
+ */
+static int uniform_loop(struct rm *m, struct astra_stmt *s)
+{
+	size_t nr_edits = m->edits.nr, why_len = m->why->len, k;
+	unsigned helpers = m->helpers;
+	int distributed = m->distributed;
+	if (astra_facts_assigned_in(&m->f, m->lane, strlen(m->lane), s->t0, s->t1))
+		return 0;
+	m->in_loop++;
+	process_kid(m, s->kids[0]);
+	m->in_loop--;
+	if (!m->fail && m->distributed > distributed)
+		return 1;
+	for (k = nr_edits; k < m->edits.nr; k++)
+		free(m->edits.items[k].text);
+	m->edits.nr = nr_edits;
+	astra_buf_setlen(m->why, why_len);
+	m->helpers = helpers;
+	m->distributed = distributed;
+	m->fail = 0;
+	return 0;
+}
 
 /* Does code that may read memory follow v[i] in its list? */
 static int more_follow(struct astra_stmt **v, size_t i, size_t n)
@@ -599,8 +771,10 @@ static void process(struct rm *m, struct astra_stmt **v, size_t n, int top)
 				free(h);
 			} else {
 				spread(m, s, reds, nr_reds, more_follow(v, i, n));
-				for (k = 0; k < nr_reds; k++)
+				for (k = 0; k < nr_reds; k++) {
 					free(reds[k].name);
+					free(reds[k].argmax_value);
+				}
 				free(reds);
 				break;
 			}
@@ -608,6 +782,8 @@ static void process(struct rm *m, struct astra_stmt **v, size_t n, int top)
 		case STMT_WHILE:
 		case STMT_DO:
 			if (pure(m, s))
+				break;
+			if (s->kind == STMT_FOR && uniform_loop(m, s))
 				break;
 			if (top) {
 				one_thread(m, s, v[n - 1], 0);
@@ -634,7 +810,7 @@ static void process(struct rm *m, struct astra_stmt **v, size_t n, int top)
 				simple = !mm.unknown && mm.global_writes == 1 && !mm.local_array_writes;
 				mem_release(&mm);
 				if (simple) {
-					one_thread(m, s, s, more_follow(v, i, n) && read_later(m, s, v, i, n));
+					one_thread(m, s, s, m->in_loop || (more_follow(v, i, n) && read_later(m, s, v, i, n)));
 					break;
 				}
 			}
