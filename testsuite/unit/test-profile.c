@@ -46,6 +46,14 @@ int main(void)
 	t = (struct astra_timing){ 50.0, 49.0, 51.0, 48.0, 50 };
 	CHECK_INT(astra_profile_compare(&base, &t, &s), 1);
 	CHECK(s > 1.99 && s < 2.01);
+	/* A launch-bound kernel: 8 % but 0.3 us, below the events' resolution. */
+	{
+		struct astra_timing small = { 4.0, 3.98, 4.02, 3.9, 300 }, small2 = { 3.7, 3.69, 3.71, 3.6, 300 };
+		CHECK_INT(astra_profile_compare(&small, &small2, &s), 0);
+		CHECK_INT(astra_profile_compare(&small2, &small, &s), 0);
+		small2 = (struct astra_timing){ 3.4, 3.39, 3.41, 3.3, 300 };
+		CHECK_INT(astra_profile_compare(&small, &small2, &s), 1);
+	}
 	/* Slower beyond the noise. */
 	t = (struct astra_timing){ 120.0, 118.0, 122.0, 117.0, 50 };
 	CHECK_INT(astra_profile_compare(&base, &t, &s), -1);
