@@ -15,6 +15,7 @@
 
 #include "agents/llm-optimizer.h"
 #include "agents/loop.h"
+#include "agents/warmup.h"
 #include "astra-cc/config.h"
 #include "astra-cc/log.h"
 #include "rules/optimizer.h"
@@ -206,6 +207,16 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 	astra_loop_result_init(res);
 	if (max_rounds < 1)
 		max_rounds = 1;
+	/*
+	 * The rules plan for the architecture (tanh.approx, say, needs
+	 * sm_75): tell round 0 what the GPU is instead of waiting for its
+	 * first run to say so.
+	 */
+	if (!opts->no_run) {
+		struct astra_gpu g;
+		if (astra_gpu_detect(&g))
+			cc = g.cc;
+	}
 	if (opts->custom) {
 		for (i = 0; i < opts->nr_custom && i < MAX_OPTIMIZERS; i++)
 			ops[nr_ops++] = &opts->custom[i];

@@ -36,7 +36,7 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: cache-tool put DIR KEY CC [--verdict V] [--variant-size N | --variant-file F] [--tag T] [--kernel K]\n"
+		"usage: cache-tool put DIR KEY CC [--verdict V] [--variant-size N] [--tag T] [--kernel K]\n"
 		"                         [--speedup X] [--device D] [--transcript FILE] [--created T]\n"
 		"       cache-tool get DIR KEY CC [--check] [--show-tag]\n"
 		"       cache-tool optimize DIR KEY CC [--sleep S] [--wait W] [--record FILE] [--tag T]\n"
@@ -115,14 +115,7 @@ static void fill_entry(struct astra_entry *e, int argc, char **argv, const char 
 	astra_entry_add_input(e, "nvcc", "13.0.48");
 	if (e->verdict == ASTRA_VERDICT_FASTER) {
 		struct astra_buf v = ASTRA_BUF_INIT;
-		const char *file = opt(argc, argv, "--variant-file", NULL);
-		/* A real variant (pipeline tests), or a self-describing filler. */
-		if (file) {
-			if (astra_buf_read_file(&v, file, 0) < 0)
-				die_errno("cannot read %s", file);
-		} else {
-			make_variant(&v, key, tag, size);
-		}
+		make_variant(&v, key, tag, size);
 		astra_entry_set_variant(e, v.buf, v.len);
 		astra_buf_release(&v);
 		e->origin = xstrdup("rules: vectorize");
