@@ -14,7 +14,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${builddir:-$top}
 astra=$build/astra-cc/astra-cc
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-out=${1:-$build/bench/out/passthrough.json}
+out=$(realpath -m "${1:-$build/bench/out/passthrough.json}")
 mkdir -p "$(dirname "$out")"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -248,7 +248,8 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 			hit = astra_cache_lookup(cache, key.hex, cc, &e) == 1;
 			if (!hit && mode == ASTRA_MODE_OPTIMIZE)
 				hit = optimize_now(cache, inv, tu, k, archs.v[a], key.hex, cc, version.buf, &e);
-			else if (!hit)
+			/* Not optimized here (mode=use, no GPU, another architecture): later. */
+			if (!hit)
 				queue_for_warmup(cache, inv, k, key.hex, cc);
 			if (hit && e.verdict == ASTRA_VERDICT_FASTER && e.variant && f->nr_ccs < ARRAY_SIZE(f->ccs)) {
 				/*

@@ -1,0 +1,9 @@
+#pragma astra shapes(n=1024)
+#pragma astra buffers(x[n)
+#pragma astra launch(grid=(n+255)/256, block=256)
+__global__ void scale(float *x, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		x[i] = 2.0f * x[i];
+}
