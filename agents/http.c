@@ -7,18 +7,90 @@
  * CURLOPT_MAXFILESIZE stops a transfer whose Content-Length announces too
  * much, and the write callback stops one that streams too much without
  * announcing it.
+ *
+ * libcurl is loaded with dlopen() on the first request, not linked: with
+ * its TLS, Kerberos and LDAP dependencies it is about thirty shared
+ * libraries, whose loading cost every astra-cc start about 5 ms, annotated
+ * compile or not (DESIGN.md, invariant 6), and most builds never talk to
+ * an LLM.  Each curl_* call below is a macro for a pointer that dlsym()
+ * fills, typed from curl.h's prototype.
  */
 #include "autoconfig.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Plain prototypes: the type-checking macros would hide the pointers. */
+#define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
 
 #include "agents/http.h"
+#include "astra-cc/log.h"
 #include "astra-cc/util.h"
+
+#define CURL_FUNCTIONS(X) \
+	X(curl_easy_cleanup) \
+	X(curl_easy_getinfo) \
+	X(curl_easy_init) \
+	X(curl_easy_perform) \
+	X(curl_easy_setopt) \
+	X(curl_easy_strerror) \
+	X(curl_global_init) \
+	X(curl_slist_append) \
+	X(curl_slist_free_all)
+
+#define DECLARE(f) static __typeof__(&f) p_##f;
+CURL_FUNCTIONS(DECLARE)
+#undef DECLARE
+#define SLOT(f) { #f, (void **)&p_##f },
+static const struct {
+	const char *name;
+	void **slot;
+} curl_symbols[] = { CURL_FUNCTIONS(SLOT) };
+#undef SLOT
+
+/* curl.h may define some of these as function-like macros of its own. */
+#undef curl_easy_getinfo
+#undef curl_easy_setopt
+#define curl_easy_cleanup (*p_curl_easy_cleanup)
+#define curl_easy_getinfo (*p_curl_easy_getinfo)
+#define curl_easy_init (*p_curl_easy_init)
+#define curl_easy_perform (*p_curl_easy_perform)
+#define curl_easy_setopt (*p_curl_easy_setopt)
+#define curl_easy_strerror (*p_curl_easy_strerror)
+#define curl_global_init (*p_curl_global_init)
+#define curl_slist_append (*p_curl_slist_append)
+#define curl_slist_free_all (*p_curl_slist_free_all)
+
+/* 1 when libcurl is loaded and resolved, else 0 (logged once). */
+static int curl_loaded;
+
+static void curl_load(void)
+{
+	static const char *const names[] = { "libcurl.so.4", "libcurl-gnutls.so.4", "libcurl.so" };
+	const char *env = getenv("ASTRA_CC_LIBCURL");
+	void *h = NULL;
+	size_t i;
+	if (env && *env)
+		h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+	for (i = 0; !h && i < ARRAY_SIZE(names); i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		error("cannot load libcurl: %s", dlerror());
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(curl_symbols); i++) {
+		*curl_symbols[i].slot = dlsym(h, curl_symbols[i].name);
+		if (!*curl_symbols[i].slot) {
+			error("libcurl lacks %s", curl_symbols[i].name);
+			return;
+		}
+	}
+	curl_loaded = 1;
+}
 
 #define DEFAULT_MAX_BODY (4u << 20)
 
@@ -33,7 +105,9 @@ static CURLcode init_code = CURLE_FAILED_INIT;
 
 static void global_init(void)
 {
-	init_code = curl_global_init(CURL_GLOBAL_DEFAULT);
+	curl_load();
+	if (curl_loaded)
+		init_code = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
 void astra_http_response_init(struct astra_http_response *r)
