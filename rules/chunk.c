@@ -1579,6 +1579,25 @@ static int gen_vector(struct ck *c, const char *i0, int ind, const char *late, s
 	}
 	if (late)
 		astra_buf_adds(b, late);
+	{
+		/* i0 >= 0 (a thread's chunk), so i0 % D + k is never 0 for k > 0: the
+		 * compiler drops per-element work guarded by `i % D == 0` */
+		struct astra_buf bt = ASTRA_BUF_INIT;
+		struct astra_vec seen = ASTRA_VEC_INIT;
+		size_t i;
+		if (body_text3(c, k, i0, &bt, 1, 0) == 0)
+			for (i = 0; i < u->divisors.nr; i++) {
+				char *pat = xasprintf("((%s) %% (%s) + %s)", i0, u->divisors.v[i], k);
+				if (astra_vec_find(&seen, u->divisors.v[i]) < 0 && strstr(bt.buf, pat)) {
+					astra_vec_push(&seen, u->divisors.v[i]);
+					indent(b, ind);
+					astra_buf_addf(b, "__builtin_assume((%s) %% (%s) >= 0);\n", i0, u->divisors.v[i]);
+				}
+				free(pat);
+			}
+		astra_vec_clear(&seen);
+		astra_buf_release(&bt);
+	}
 	indent(b, ind);
 	astra_buf_adds(b, "#pragma unroll\n");
 	indent(b, ind);
