@@ -1218,15 +1218,88 @@ static void find_dead(struct ck *c)
 }
 
 /*
- * BODY's text: vectorized accesses become register elements, dead
- * statements go, and hoisted ones too unless keep_hoisted.
+ * In the vector path the chunk lies in one row of every divisor D
+ * (full_cond), so for element k of the chunk at i0, i / D is i0 / D and
+ * i % D is i0 % D + k: the divisions are computed once per chunk instead
+ * of once per element.  Nodes inside text that another edit replaces
+ * (taken[] over the body's tokens) are left alone.
  */
-static int body_text2(struct ck *c, const char *elem_k, struct astra_buf *out, int vector, int keep_hoisted)
+struct divs {
+	struct ck *c;
+	struct astra_syn_edits *e;
+	const char *i0, *k;
+	const char *taken;
+	size_t t0;
+};
+
+static int div_expr(struct astra_expr *e, void *data)
+{
+	struct divs *d = data;
+	struct ck *c = d->c;
+	const struct astra_expr *x;
+	char *dv;
+	int is_div;
+	size_t t;
+	if (e->kind != EX_BINARY || !(astra_syn_is(c->syn, e->op, "/") || astra_syn_is(c->syn, e->op, "%")))
+		return 0;
+	for (x = e->a; x->kind == EX_PAREN; x = x->a)
+		;
+	if (x->kind != EX_IDENT || x->t1 != x->t0 + 1 || !tok_is_var(c, x->t0))
+		return 0;
+	for (t = e->t0; t < e->t1; t++)
+		if (t < d->t0 || d->taken[t - d->t0])
+			return 0;
+	dv = astra_syn_text(c->syn, e->b->t0, e->b->t1);
+	if (astra_vec_find(&c->u->divisors, dv) < 0) {
+		free(dv);
+		return 0;
+	}
+	is_div = astra_syn_is(c->syn, e->op, "/");
+	astra_syn_edit_owned(d->e, astra_syn_off(c->syn, e->t0), astra_syn_end(c->syn, e->t1 - 1),
+			      is_div ? xasprintf("((%s) / (%s))", d->i0, dv) :
+				       xasprintf("((%s) %% (%s) + %s)", d->i0, dv, d->k));
+	free(dv);
+	for (t = e->t0; t < e->t1; t++)
+		((char *)d->taken)[t - d->t0] = 1;
+	return 0;
+}
+
+static int div_part(struct astra_facts *f, struct astra_stmt *s, size_t t0, size_t t1, struct astra_expr *e,
+		    void *data)
+{
+	(void)f;
+	(void)s;
+	(void)t0;
+	(void)t1;
+	if (e)
+		astra_expr_walk(e, div_expr, data);
+	return 0;
+}
+
+/*
+ * BODY's text: vectorized accesses become register elements, dead
+ * statements go, and hoisted ones too unless keep_hoisted.  With i0 (the
+ * vector path of a chunk that stays in one row), divisions of the loop
+ * index by a divisor become per-chunk values (see div_expr).
+ */
+static int body_text3(struct ck *c, const char *elem_k, const char *i0, struct astra_buf *out, int vector,
+		      int keep_hoisted)
 {
 	struct unit *u = c->u;
 	struct astra_syn_edits e = { NULL, 0, 0 };
 	size_t i;
 	int r;
+	char *taken = NULL;
+	size_t bt0 = body_t0(c), bt1 = body_t1(c);
+	if (vector && i0) {
+		taken = xcalloc(bt1 - bt0 + 1, 1);
+		for (i = 0; i < u->nr_stmts; i++)
+			if (u->hoist[i] == 2 || (u->hoist[i] == 1 && !keep_hoisted))
+				memset(taken + (u->stmts[i]->t0 - bt0), 1, u->stmts[i]->t1 - u->stmts[i]->t0);
+		for (i = 0; i < u->nr_acc; i++)
+			if (replaced(c, &u->acc[i]))
+				memset(taken + (u->acc[i].e->t0 - bt0), 1, u->acc[i].e->t1 - u->acc[i].e->t0);
+	}
 	if (vector) {
 		for (i = 0; i < u->nr_stmts; i++)
 			if (u->hoist[i] == 2 || (u->hoist[i] == 1 && !keep_hoisted))
@@ -1254,9 +1327,21 @@ static int body_text2(struct ck *c, const char *elem_k, struct astra_buf *out, i
 						      xasprintf("%s_v%d[%s]", c->pfx, a->group, elem_k));
 		}
 	}
+	if (taken) {
+		struct divs d = { c, &e, i0, elem_k, taken, bt0 };
+		for (i = 0; i < u->nr_stmts; i++)
+			if (!(u->hoist[i] == 2 || (u->hoist[i] == 1 && !keep_hoisted)))
+				astra_facts_each_part(&c->f, u->stmts[i], div_part, &d);
+		free(taken);
+	}
 	r = astra_syn_apply(c->rk->text, u->body_off, u->body_end, &e, out);
 	astra_syn_edits_release(&e);
 	return r;
+}
+
+static int body_text2(struct ck *c, const char *elem_k, struct astra_buf *out, int vector, int keep_hoisted)
+{
+	return body_text3(c, elem_k, NULL, out, vector, keep_hoisted);
 }
 
 static int body_text(struct ck *c, const char *elem_k, struct astra_buf *out, int vector)
@@ -1367,7 +1452,8 @@ static int text_mentions(const char *text, const char *name)
  * that neither `uses` (the code after them) nor a later kept statement
  * mentions is left out.
  */
-static void hoisted_text(struct ck *c, const char *i0, int ind, const char *uses, struct astra_buf *b)
+static void hoisted_text(struct ck *c, const char *i0, int ind, const char *uses, size_t from, size_t to,
+			 struct astra_buf *b)
 {
 	struct unit *u = c->u;
 	size_t i, t;
@@ -1399,7 +1485,7 @@ static void hoisted_text(struct ck *c, const char *i0, int ind, const char *uses
 		}
 	}
 	astra_buf_release(&later);
-	for (i = 0; i < u->nr_stmts; i++) {
+	for (i = from; i < to && i < u->nr_stmts; i++) {
 		struct astra_syn_edits e = { NULL, 0, 0 };
 		struct astra_stmt *st = u->stmts[i];
 		if (u->hoist[i] != 1 || !keep[i])
@@ -1416,8 +1502,60 @@ static void hoisted_text(struct ck *c, const char *i0, int ind, const char *uses
 	free(keep);
 }
 
-/* The vector path for the chunk at i0: loads, EPT unrolled bodies, stores. */
-static int gen_vector(struct ck *c, const char *i0, int ind, struct astra_buf *b)
+/*
+ * How many of BODY's first statements the chunk's conditions (al: the
+ * alignment and overlap checks, which name every vectorized address)
+ * need: the hoisted statements from there on run after the vector loads,
+ * so that the loads are not held back by what the statements compute
+ * (loads of per-row values, exponentials), and their latencies overlap.
+ * Hoisted statements are declarations with chunk-invariant initializers
+ * and assignments to them: moving the later ones past the loads keeps
+ * their order, and the loads read memory nothing in between writes.
+ */
+static size_t hoist_cut(struct ck *c, const char *al)
+{
+	struct unit *u = c->u;
+	struct astra_buf later = ASTRA_BUF_INIT;
+	size_t i, cut = 0;
+	astra_buf_adds(&later, al);
+	for (i = u->nr_stmts; i-- > 0;) {
+		struct astra_stmt *st = u->stmts[i];
+		struct astra_decl *d = NULL;
+		size_t n, k;
+		int needed = 0;
+		if (u->hoist[i] != 1)
+			continue;
+		if (st->kind == STMT_DECL && (n = astra_syn_decls(c->syn, st->a0, st->a1, &d)) > 0) {
+			for (k = 0; k < n && !needed; k++) {
+				char *nm = astra_syn_tokstr(c->syn, d[k].name);
+				needed = text_mentions(later.buf, nm);
+				free(nm);
+			}
+		} else if (st->kind == STMT_EXPR && astra_syn_is_ident(c->syn, st->a0)) {
+			char *nm = astra_syn_tokstr(c->syn, st->a0);
+			needed = text_mentions(later.buf, nm);
+			free(nm);
+		} else {
+			needed = 1;
+		}
+		free(d);
+		if (needed) {
+			char *txt = astra_syn_text(c->syn, st->t0, st->t1);
+			astra_buf_addf(&later, "\n%s", txt);
+			free(txt);
+			if (!cut)
+				cut = i + 1;
+		}
+	}
+	astra_buf_release(&later);
+	return cut;
+}
+
+/*
+ * The vector path for the chunk at i0: loads, the hoisted statements
+ * from cut on (their text in late), EPT unrolled bodies, stores.
+ */
+static int gen_vector(struct ck *c, const char *i0, int ind, const char *late, struct astra_buf *b)
 {
 	struct unit *u = c->u;
 	int gi;
@@ -1439,6 +1577,27 @@ static int gen_vector(struct ck *c, const char *i0, int ind, struct astra_buf *b
 			free(by);
 		}
 	}
+	if (late)
+		astra_buf_adds(b, late);
+	{
+		/* i0 >= 0 (a thread's chunk), so i0 % D + k is never 0 for k > 0: the
+		 * compiler drops per-element work guarded by `i % D == 0` */
+		struct astra_buf bt = ASTRA_BUF_INIT;
+		struct astra_vec seen = ASTRA_VEC_INIT;
+		size_t i;
+		if (body_text3(c, k, i0, &bt, 1, 0) == 0)
+			for (i = 0; i < u->divisors.nr; i++) {
+				char *pat = xasprintf("((%s) %% (%s) + %s)", i0, u->divisors.v[i], k);
+				if (astra_vec_find(&seen, u->divisors.v[i]) < 0 && strstr(bt.buf, pat)) {
+					astra_vec_push(&seen, u->divisors.v[i]);
+					indent(b, ind);
+					astra_buf_addf(b, "__builtin_assume((%s) %% (%s) >= 0);\n", i0, u->divisors.v[i]);
+				}
+				free(pat);
+			}
+		astra_vec_clear(&seen);
+		astra_buf_release(&bt);
+	}
 	indent(b, ind);
 	astra_buf_adds(b, "#pragma unroll\n");
 	indent(b, ind);
@@ -1447,7 +1606,7 @@ static int gen_vector(struct ck *c, const char *i0, int ind, struct astra_buf *b
 		struct astra_buf bt = ASTRA_BUF_INIT;
 		if (u->prologue)
 			astra_buf_addf(&bt, "%s\n", u->prologue);
-		if (body_text(c, k, &bt, 1) < 0) {
+		if (body_text3(c, k, i0, &bt, 1, 0) < 0) {
 			astra_buf_release(&bt);
 			free(k);
 			return -1;
@@ -1508,20 +1667,32 @@ static int gen_chunk(struct ck *c, const char *i0, int ind, struct astra_buf *b)
 {
 	struct astra_buf full = ASTRA_BUF_INIT, al = ASTRA_BUF_INIT;
 	int r;
-	struct astra_buf vec = ASTRA_BUF_INIT, sca = ASTRA_BUF_INIT;
+	struct astra_buf vec = ASTRA_BUF_INIT, sca = ASTRA_BUF_INIT, late = ASTRA_BUF_INIT;
+	size_t cut;
 	full_cond(c, i0, &full);
 	align_cond(c, i0, &al);
-	r = gen_vector(c, i0, ind + 2, &vec);
+	cut = hoist_cut(c, al.buf);
+	r = gen_vector(c, i0, ind + 2, NULL, &vec);
+	if (!r && cut < c->u->nr_stmts) {
+		/* what the hoisted values are used by: the vector path (the scalar one redeclares them) */
+		char *uses = xasprintf("%s\n%s", al.buf, vec.buf);
+		hoisted_text(c, i0, ind + 2, uses, cut, c->u->nr_stmts, &late);
+		free(uses);
+		if (late.len) {
+			astra_buf_reset(&vec);
+			r = gen_vector(c, i0, ind + 2, late.buf, &vec);
+		}
+	}
 	if (!r)
 		r = gen_scalar(c, i0, ind + 2, &sca);
 	indent(b, ind);
 	astra_buf_addf(b, "if (%s) {\n", full.buf);
 	{
-		/* what the hoisted values are used by: the vector path (the scalar one redeclares them) */
 		char *uses = xasprintf("%s\n%s", al.buf, vec.buf);
-		hoisted_text(c, i0, ind + 1, uses, b);
+		hoisted_text(c, i0, ind + 1, uses, 0, cut, b);
 		free(uses);
 	}
+	astra_buf_release(&late);
 	indent(b, ind + 1);
 	astra_buf_addf(b, "if (%s) {\n", al.buf);
 	astra_buf_adds(b, vec.buf);

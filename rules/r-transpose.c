@@ -14,7 +14,11 @@
  * 32 addresses R elements apart (32 memory transactions per store).  The
  * rewrite has each block (32 x 8 threads) read a 32x32 tile with coalesced
  * loads into shared memory (one padding column against bank conflicts),
- * and write it transposed with coalesced stores.  The launch becomes 2-D:
+ * and write it transposed with coalesced stores.  The two loops over the
+ * tile have a fixed trip count (4) and are unrolled, so each thread has
+ * its four loads in flight at once (a loop starting at threadIdx.y is not
+ * unrolled, and each load would wait for the previous one's shared-memory
+ * store: four memory latencies in a row).  The launch becomes 2-D:
  * grid dim3((C + 31) / 32, (R + 31) / 32), block dim3(32, 8).
  */
 #include "autoconfig.h"
@@ -262,7 +266,9 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 			       "{\n"
 			       "\t/* astra-cc rules: transpose through a 32x32 tile in shared memory */\n"
 			       "\t__shared__ %s astra_tile[32][33];\n"
-			       "\tfor (int astra_j = threadIdx.y; astra_j < 32; astra_j += 8) {\n"
+			       "\t#pragma unroll\n"
+			       "\tfor (int astra_k = 0; astra_k < 32; astra_k += 8) {\n"
+			       "\t\tconst int astra_j = astra_k + (int)threadIdx.y;\n"
 			       "\t\tconst %s %s = blockIdx.y * 32 + astra_j;\n"
 			       "\t\tconst %s %s = blockIdx.x * 32 + threadIdx.x;\n"
 			       "\t\tif (%s < (%s) && %s < (%s)) {\n"
@@ -272,7 +278,9 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 			       "\t\t}\n"
 			       "\t}\n"
 			       "\t__syncthreads();\n"
-			       "\tfor (int astra_j = threadIdx.y; astra_j < 32; astra_j += 8) {\n"
+			       "\t#pragma unroll\n"
+			       "\tfor (int astra_k = 0; astra_k < 32; astra_k += 8) {\n"
+			       "\t\tconst int astra_j = astra_k + (int)threadIdx.y;\n"
 			       "\t\tconst %s %s = blockIdx.y * 32 + threadIdx.x;\n"
 			       "\t\tconst %s %s = blockIdx.x * 32 + astra_j;\n"
 			       "\t\tif (%s < (%s) && %s < (%s))\n"
