@@ -121,7 +121,10 @@ static int eligible(const struct astra_verify_result *v, const struct astra_cand
 	}
 	for (i = 0; c->cases && i < v->nr_cases; i++) {
 		if (c->cases[i].timed && c->cases[i].cmp < 0) {
-			*why = "slower at some shape";
+			static char buf[256];
+			snprintf(buf, sizeof(buf), "slower at %s (%.2f us vs %.2f us)", v->labels ? v->labels[i] : "a shape",
+				 c->cases[i].timing.median, v->baseline ? v->baseline[i].timing.median : 0.0);
+			*why = buf;
 			return 0;
 		}
 	}
@@ -335,9 +338,13 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 			if (c->verdict == ASTRA_CAND_ACCEPTED)
 				res->accepted++;
 			record_attempt(&hist, &nr_hist, &alloc_hist, &cands[i], c);
-			if (c->verdict == ASTRA_CAND_ACCEPTED)
-				astra_vec_pushf(&res->log, "round %d: %s: accepted, %.3fx", round,
-						cands[i].origin ? cands[i].origin : "?", c->speedup);
+			if (c->verdict == ASTRA_CAND_ACCEPTED) {
+				const char *not_why = NULL;
+				eligible(&vr, c, &not_why);
+				astra_vec_pushf(&res->log, "round %d: %s: accepted, %.3fx (%.3fx at the largest shape)%s%s",
+						round, cands[i].origin ? cands[i].origin : "?", c->speedup,
+						c->speedup_largest, not_why ? "; not eligible: " : "", not_why ? not_why : "");
+			}
 			else
 				astra_vec_pushf(&res->log, "round %d: %s: %s: %s", round,
 						cands[i].origin ? cands[i].origin : "?", c->check ? c->check : "rejected",

@@ -376,6 +376,7 @@ struct Case {
 	std::vector<BufSpec> bufs;
 	std::vector<Launch> launch;
 	double flops = 0;
+	double bytes = -1;  /* bytes(expr) of the pragma: what a launch moves, when the buffers overstate it */
 	std::string error;  /* set when the description itself is invalid */
 
 	template <class E> void add(const char *name, long long count, bool output, bool is_const)
@@ -1158,6 +1159,10 @@ void Program::probe(int ci, std::vector<DevBuf> &A, std::vector<unsigned char *>
 		if (bs.output)
 			wr += (double)bs.bytes();
 	}
+	if (c.bytes >= 0) {
+		rd = c.bytes;
+		wr = 0;
+	}
 	Line l("io");
 	l.integer("case", ci).num("read_bytes", rd).num("written_bytes", wr);
 	std::string names;
@@ -1874,6 +1879,10 @@ int Program::main(int argc, char **argv)
 					outb += (double)b.bytes();
 				else
 					in += (double)b.bytes();
+			}
+			if (c.bytes >= 0) {
+				in = c.bytes;
+				outb = 0;
 			}
 			Line k("case");
 			k.integer("case", (long long)ci).str("label", c.label).num("input_bytes", in)

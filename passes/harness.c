@@ -300,6 +300,8 @@ static int emit_case(struct gen *g, size_t ci, const struct astra_assign_set *ty
 				       p->tolerances[i].rtol, p->tolerances[i].atol);
 	if (p->flops)
 		astra_buf_addf(g->out, "\tastra_c.flops = (double)(%s);\n", p->flops);
+	if (p->bytes)
+		astra_buf_addf(g->out, "\tastra_c.bytes = (double)(%s);\n", p->bytes);
 	for (c = 0; c <= g->h->nr_cands; c++)
 		astra_buf_addf(g->out, "\tastra_c.launch.push_back([=](void *const *astra_ptr, cudaStream_t astra_stream) "
 			       "{ (void)astra_ptr; astra_launch_%zu(dim3(%s), dim3(%s), (size_t)(%s), astra_stream%s); });\n",

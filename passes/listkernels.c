@@ -203,6 +203,8 @@ static struct astra_json *pragma_json(const struct astra_pragma *p)
 	}
 	if (p->flops)
 		astra_json_set_str(o, "flops", p->flops);
+	if (p->bytes)
+		astra_json_set_str(o, "bytes", p->bytes);
 	return o;
 }
 

@@ -130,6 +130,7 @@ void astra_pragma_release(struct astra_pragma *p)
 	}
 	free(p->tunables);
 	free(p->flops);
+	free(p->bytes);
 	astra_pragma_init(p);
 }
 
@@ -1059,18 +1060,29 @@ static int clause_tune(struct parser *P, const struct tok *kw)
 	}
 }
 
-static int clause_flops(struct parser *P, const struct tok *kw)
+/* flops(expr) and bytes(expr): one expression each, once. */
+static int clause_figure(struct parser *P, const struct tok *kw, char **slot, const char *name)
 {
 	char *v;
-	if (P->p->flops) {
-		fail(P, kw, "flops() is given twice");
+	if (*slot) {
+		fail(P, kw, "%s() is given twice", name);
 		return -1;
 	}
 	v = expr(P, STOP_RPAREN, "an expression");
 	if (!v)
 		return -1;
-	P->p->flops = v;
+	*slot = v;
 	return close_paren(P, "the expression");
+}
+
+static int clause_flops(struct parser *P, const struct tok *kw)
+{
+	return clause_figure(P, kw, &P->p->flops, "flops");
+}
+
+static int clause_bytes(struct parser *P, const struct tok *kw)
+{
+	return clause_figure(P, kw, &P->p->bytes, "bytes");
 }
 
 struct clause {
@@ -1093,6 +1105,7 @@ static const struct clause clauses[] = {
 	{ "tolerance", clause_tolerance, 0 },
 	{ "tune", clause_tune, 0 },
 	{ "flops", clause_flops, 0 },
+	{ "bytes", clause_bytes, 0 },
 };
 
 /* Levenshtein distance, capped: enough for "did you mean". */
@@ -1142,7 +1155,7 @@ static int clause(struct parser *P)
 			fail(P, t, "unknown clause '%.*s'; did you mean '%s'?", (int)t->len, t->s, clauses[best].name);
 		else
 			fail(P, t, "unknown clause '%.*s'; expected optimize, off, shapes, buffers, outputs, "
-			     "launch, types, scalars, range, tolerance, tune, noalias or flops",
+			     "launch, types, scalars, range, tolerance, tune, noalias, flops or bytes",
 			     (int)t->len, t->s);
 		return -1;
 	}
@@ -1437,6 +1450,8 @@ char *astra_pragma_canonical(const struct astra_pragma *p)
 	}
 	if (p->flops)
 		astra_buf_addf(&b, " flops(%s)", p->flops);
+	if (p->bytes)
+		astra_buf_addf(&b, " bytes(%s)", p->bytes);
 	if (!b.len)
 		return xstrdup("");
 	{

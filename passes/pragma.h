@@ -17,6 +17,7 @@
  *   #pragma astra tune(VEC: 1 2 4 8)
  *   #pragma astra noalias
  *   #pragma astra flops(8*rows*cols)
+ *   #pragma astra bytes(2*tokens*hidden*sizeof(T))
  *
  * Every expression is kept as C++ text: test programs emit it verbatim, so
  * nvcc evaluates it and astra-cc needs no expression evaluator.  The parser
@@ -113,6 +114,7 @@ struct astra_pragma {
 	struct astra_tunable *tunables;
 	size_t nr_tunables, alloc_tunables;
 	char *flops;                /* flops(expr), or NULL */
+	char *bytes;                /* bytes(expr): bytes a launch moves, when the buffers overstate it; or NULL */
 	/* Where the pragma block starts (first `#pragma astra` line). */
 	unsigned line;
 	/* Number of clauses parsed (0: only bare `#pragma astra` lines). */

@@ -21,6 +21,7 @@
 #pragma astra range(ids: 0 .. 31999)
 #pragma astra tolerance(rtol=0, atol=0)
 #pragma astra noalias
+#pragma astra bytes(tokens*sizeof(int) + 2*(size_t)tokens*hidden*sizeof(T))
 template <typename T>
 __global__ void embedding(T *out, const int *ids, const T *table, int tokens, int hidden,
 			  int vocab)

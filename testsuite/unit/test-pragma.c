@@ -57,7 +57,7 @@ static void test_good(void)
 		"launch(grid=dim3((cols + 31) / 32, rows), block=dim3(32, 8), shmem=256*sizeof(float))",
 		"types(T=__nv_bfloat16) types(T=std::pair<int, float>)",
 		"scalars(eps=1e-6f) range(x, w: -4 .. 4) tolerance(out: rtol=2e-2, atol=1e-3) tolerance(atol=0.5)",
-		"tune(VEC: 1 2 4 8) tune(BLOCK: 64*2, 256) noalias flops(8 * rows * cols) /* done */",
+		"tune(VEC: 1 2 4 8) tune(BLOCK: 64*2, 256) noalias flops(8 * rows * cols) /* done */ bytes(rows * (cols + 1) * 4)",
 		NULL,
 	};
 	char *c;
@@ -86,6 +86,7 @@ static void test_good(void)
 	CHECK_INT(p.tunables[0].nr, 4);
 	CHECK_STR(p.tunables[1].values[0], "64*2");
 	CHECK_STR(p.flops, "8 * rows * cols");
+	CHECK_STR(p.bytes, "rows * (cols + 1) * 4");
 	CHECK(p.flags == (ASTRA_PRAGMA_OPTIMIZE | ASTRA_PRAGMA_NOALIAS));
 	CHECK_INT(p.line, 10);
 	c = astra_pragma_canonical(&p);
@@ -94,7 +95,7 @@ static void test_good(void)
 		     "launch(grid=dim3((cols + 31) / 32, rows), block=dim3(32, 8), shmem=256*sizeof(float)) "
 		     "types(T=__nv_bfloat16) types(T=std::pair<int, float>) scalars(eps=1e-6f) "
 		     "range(x: -4 .. 4) range(w: -4 .. 4) tolerance(out: rtol=0.02, atol=0.001) tolerance(atol=0.5) "
-		     "tune(VEC: 1, 2, 4, 8) tune(BLOCK: 64*2, 256) flops(8 * rows * cols)");
+		     "tune(VEC: 1, 2, 4, 8) tune(BLOCK: 64*2, 256) flops(8 * rows * cols) bytes(rows * (cols + 1) * 4)");
 	{
 		/* The canonical text parses back to itself. */
 		struct astra_pragma q;
@@ -134,7 +135,7 @@ static void test_bad(void)
 {
 	ONE("shape(n=1)", "k.cu:10:15: warning: unknown clause 'shape'; did you mean 'shapes'?");
 	ONE("frobnicate", "k.cu:10:15: warning: unknown clause 'frobnicate'; expected optimize, off, shapes, "
-			  "buffers, outputs, launch, types, scalars, range, tolerance, tune, noalias or flops");
+			  "buffers, outputs, launch, types, scalars, range, tolerance, tune, noalias, flops or bytes");
 	ONE("shapes n=1", "k.cu:10:22: warning: expected '(' after 'shapes', found 'n'");
 	ONE("shapes(n=1", "k.cu:10:25: warning: expected ',' or ')' after a value, found the end of the line");
 	ONE("shapes(n=(1+2)", "k.cu:10:29: warning: expected ',' or ')' after a value, found the end of the line");
@@ -187,6 +188,7 @@ static void test_bad(void)
 	ONE("tune(VEC: 1) tune(VEC: 2)", "k.cu:10:33: warning: tunable 'VEC' is given twice");
 	ONE("tune(VEC: 1 2", "k.cu:10:28: warning: expected ')' before the end of the line");
 	ONE("flops(1) flops(2)", "k.cu:10:24: warning: flops() is given twice");
+	ONE("bytes(1) bytes(2)", "k.cu:10:24: warning: bytes() is given twice");
 	ONE("flops()", "k.cu:10:21: warning: expected an expression before ')'");
 	ONE("optimize()", "k.cu:10:23: warning: 'optimize' takes no arguments");
 	ONE("(", "k.cu:10:15: warning: expected a clause (optimize, shapes, buffers, outputs, launch, ...), found '('");
@@ -208,7 +210,7 @@ static void test_multiline(void)
 	CHECK_INT(p.nr_outputs, 1);
 	s = astra_diags_format(&d);
 	CHECK_STR(s, "k.cu:10:27: warning: unknown clause 'bogus'; expected optimize, off, shapes, buffers, "
-		     "outputs, launch, types, scalars, range, tolerance, tune, noalias or flops\n");
+		     "outputs, launch, types, scalars, range, tolerance, tune, noalias, flops or bytes\n");
 	free(s);
 	astra_diags_promote(&d);
 	s = astra_diags_format(&d);
