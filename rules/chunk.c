@@ -1634,15 +1634,29 @@ static int gen_vector(struct ck *c, const char *i0, int ind, const char *late, s
 	return 0;
 }
 
-/* The element-by-element path for the chunk at i0: the original body. */
+/*
+ * The element-by-element path for the chunk at i0: the original body, for
+ * each of the chunk's elements below the limit.  The loop has a constant
+ * trip count and is unrolled, so a thread's loads of its elements are in
+ * flight together: this path runs at small or odd sizes (a row length
+ * that is not a multiple of the vector width), where the original had one
+ * element per thread, and a loop whose loads waited for each other made
+ * variants slower there than the original (seen on an H200: 5.3 us instead
+ * of 4.3 us for silu_and_mul at tokens=3, d=1001).
+ */
 static int gen_scalar(struct ck *c, const char *i0, int ind, struct astra_buf *b)
 {
 	struct unit *u = c->u;
 	indent(b, ind);
-	astra_buf_addf(b, "for (%s %s = %s; %s < (%s) && %s < %s + %d; ++%s) {\n", u->var_type, u->var, i0, u->var,
-		       u->limit, u->var, i0, c->ept, u->var);
+	astra_buf_adds(b, "#pragma unroll\n");
+	indent(b, ind);
+	astra_buf_addf(b, "for (int %s_s = 0; %s_s < %d; ++%s_s) {\n", c->pfx, c->pfx, c->ept, c->pfx);
+	indent(b, ind + 1);
+	astra_buf_addf(b, "%s %s = %s + %s_s;\n", u->var_type, u->var, i0, c->pfx);
+	indent(b, ind + 1);
+	astra_buf_addf(b, "if (%s < (%s)) {\n", u->var, u->limit);
 	if (u->prologue) {
-		indent(b, ind + 1);
+		indent(b, ind + 2);
 		astra_buf_addf(b, "%s\n", u->prologue);
 	}
 	{
@@ -1651,9 +1665,11 @@ static int gen_scalar(struct ck *c, const char *i0, int ind, struct astra_buf *b
 			astra_buf_release(&bt);
 			return -1;
 		}
-		add_body(c, bt.buf, ind + 1, b);
+		add_body(c, bt.buf, ind + 2, b);
 		astra_buf_release(&bt);
 	}
+	indent(b, ind + 1);
+	astra_buf_adds(b, "}\n");
 	indent(b, ind);
 	astra_buf_adds(b, "}\n");
 	return 0;
