@@ -2506,6 +2506,18 @@ static char *uniform_cond(struct ck *c, const char *n, long blk, const char *blo
 		astra_buf_addf(&b, "(%s) >= %ld", n, blk * c->ept * MIN_CHUNK_BLOCKS);
 	else
 		astra_buf_addf(&b, "(%s) >= (%s) * %d", n, block, c->ept * MIN_CHUNK_BLOCKS);
+	/* the kernel tests it after its first statements: they must not change a parameter it reads */
+	for (i = c->syn->body->t0; i < c->syn->body->t1; i++) {
+		const struct astra_syn_tok *tk = &c->syn->toks[i];
+		const struct astra_param *p;
+		if (tk->kind != SYN_IDENT || !(p = astra_rk_param(c->rk, c->syn->text + tk->off, tk->len)))
+			continue;
+		if (text_mentions(b.buf, p->name) &&
+		    astra_facts_assigned_in(&c->f, p->name, strlen(p->name), c->syn->body->t0, c->syn->body->t1)) {
+			astra_buf_release(&b);
+			return NULL;
+		}
+	}
 	return astra_buf_detach(&b, NULL);
 }
 

@@ -10,7 +10,10 @@
  *           and lane / 32 in a warp) -- the launch does not change;
  *   guard:  int i = blockIdx.x*blockDim.x + threadIdx.x;
  *           if (i < N) BODY   or   if (i >= N) return; BODY...
- *           -- the grid shrinks by EPT, so the variant carries its launch.
+ *           -- the grid shrinks by EPT, so the variant carries its launch;
+ *           when the vector path's condition is on parameters alone, the
+ *           launch and the kernel test it, and where it is false they are
+ *           the original's (one element per thread, grid n / block).
  *
  * For each chunk, when every vectorized access is aligned, the chunk is
  * whole (i0 + EPT <= N) and the divisions the index needs keep a chunk in

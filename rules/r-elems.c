@@ -7,7 +7,10 @@
  *
  * The grid shrinks by EPT, so the variant carries its launch:
  * grid = (n + block*EPT - 1) / (block*EPT).  Misaligned or partial chunks
- * run the original body element by element.  See chunk.h.
+ * run the original body element by element.  Where the vector path's
+ * condition is on the parameters alone (row length a multiple of EPT, a
+ * wave of chunked blocks), the variant has a dual geometry: when it is
+ * false, the original grid and one element per thread.  See chunk.h.
  */
 #include "autoconfig.h"
 
