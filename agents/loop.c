@@ -294,6 +294,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		vo.seed = seed + (unsigned long long)round;
 		memset(&vr, 0, sizeof(vr));
 		ret = astra_verify(tu, k, cl, cands, names, n, &vo, &vr);
+		res->gpu_wait_seconds += vr.gpu_wait_seconds;
 		if (ret < 0 || !vr.compiled || vr.setup_check || !vr.ran) {
 			for (i = 0; i < vr.nr_cands; i++)
 				if (vr.cands[i].check == NULL || strcmp(vr.cands[i].check, "compile"))
@@ -320,8 +321,9 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 			free(names);
 			goto out;
 		}
-		astra_vec_pushf(&res->log, "round %d: %zu candidates: compile %.1f s, runs %.1f s (%d program runs)", round, n,
-				vr.compile_seconds, vr.run_seconds, vr.program_runs);
+		astra_vec_pushf(&res->log,
+				"round %d: %zu candidates: compile %.1f s, runs %.1f s (%d program runs), waiting for the GPU %.1f s",
+				round, n, vr.compile_seconds, vr.run_seconds, vr.program_runs, vr.gpu_wait_seconds);
 		cc = vr.cc;
 		big = largest_case(&vr);
 		baseline = vr.baseline[big].prof;
@@ -415,6 +417,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 				   vr.nr_cands ? (why ? why : "rejected") : (vr.not_run ? vr.not_run : "not run"));
 			astra_vec_pushf(&res->log, "%s", res->reason);
 		}
+		res->gpu_wait_seconds += vr.gpu_wait_seconds;
 		if (res->have_evidence)
 			astra_verify_result_release(&res->evidence);
 		res->evidence = vr;

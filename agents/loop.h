@@ -65,6 +65,7 @@ struct astra_loop_result {
 	int rounds;
 	size_t tried, compiled, accepted;
 	double seconds;
+	double gpu_wait_seconds;         /* of seconds, waiting for the GPU other kernels held */
 	/* Evidence of the confirming run (or the last round), for the cache. */
 	struct astra_verify_result evidence;
 	int have_evidence;

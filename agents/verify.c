@@ -1011,7 +1011,9 @@ static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf 
 	ro.out = out;
 	ro.err = err;
 	ro.timeout = c->o->timeout > 0 ? c->o->timeout : 600;
+	t0 = astra_now();
 	lock = gpu_lock();
+	c->res->gpu_wait_seconds += astra_now() - t0;
 	t0 = astra_now();
 	rc = astra_run(argv->v, &ro);
 	gpu_unlock(lock);
@@ -1781,6 +1783,7 @@ char *astra_verify_result_json(const struct astra_verify_result *res, int pretty
 	astra_json_set_num(j, "program_runs", res->program_runs);
 	astra_json_set_num(j, "compile_seconds", res->compile_seconds);
 	astra_json_set_num(j, "run_seconds", res->run_seconds);
+	astra_json_set_num(j, "gpu_wait_seconds", res->gpu_wait_seconds);
 	json_str_or_null(j, "reproduce", res->reproduce);
 	json_str_or_null(j, "workdir", res->workdir);
 	text = astra_json_print(j, pretty);

@@ -263,6 +263,7 @@ static void fill_from_loop(struct astra_json *row, const struct astra_loop_resul
 		astra_json_set_str(row, "rules", r->best.origin);
 	astra_json_set_num(row, "rounds", r->rounds);
 	astra_json_set_num(row, "seconds", r->seconds);
+	astra_json_set_num(row, "gpu_wait_seconds", r->gpu_wait_seconds);
 	astra_json_set_num(row, "tried", (double)r->tried);
 	astra_json_set_num(row, "compiled", (double)r->compiled);
 	astra_json_set_num(row, "accepted", (double)r->accepted);
@@ -468,6 +469,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 static void print_table(struct astra_json **rows, size_t n, const struct opts *o)
 {
 	size_t i;
+	double wait;
 	printf("\n%-28s %-16s %11s %11s %8s %9s %7s %7s  %s\n", "kernel", "types", "baseline", "best", "speedup",
 	       "roofline", "rounds", "time", "rules / status");
 	for (i = 0; i < n; i++) {
@@ -497,6 +499,10 @@ static void print_table(struct astra_json **rows, size_t n, const struct opts *o
 		       !strcmp(status, "optimized") || !strcmp(status, "cached") ? (rules ? rules : status) : status,
 		       reason && strcmp(status, "optimized") ? ": " : "", reason && strcmp(status, "optimized") ? reason : "");
 	}
+	for (i = 0, wait = 0; i < n; i++)
+		wait += astra_json_get_num(rows[i], "gpu_wait_seconds", 0);
+	if (wait >= 1)
+		printf("\nThe times include %.0f s in all spent waiting for the GPU while other kernels ran on it.\n", wait);
 	if (!o->gpu.present)
 		printf("\nNo GPU here: the kernels were found, the rules' candidates were generated and compiled,\n"
 		       "but nothing was verified or timed, and nothing was stored.  Run the same command on a\n"
