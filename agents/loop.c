@@ -23,6 +23,8 @@
 #define MAX_OPTIMIZERS 4
 /* A round must beat the best so far by this much to count as a gain. */
 #define ROUND_GAIN 0.01
+/* Geometric means closer than this are a tie (the timing protocol's 3 % bar). */
+#define TIE_BAND 0.03
 /* Near the roofline: nothing left worth a round. */
 #define NEAR_ROOFLINE 0.90
 
@@ -200,7 +202,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 	struct astra_attempt *hist = NULL;
 	size_t nr_hist = 0, alloc_hist = 0;
 	struct astra_variant best = { 0 };
-	double best_speedup = 1.0, best_bw = 0;
+	double best_speedup = 1.0, best_bw = 0, best_large = 1.0, best_seen = 0;
 	struct astra_profile baseline = { 0 };
 	int have_baseline = 0, round, cc = 0;
 	double t0 = astra_now(), last_round = 0, round_t0;
@@ -351,13 +353,20 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 				astra_vec_pushf(&res->log, "round %d: %s: %s: %s", round,
 						cands[i].origin ? cands[i].origin : "?", c->check ? c->check : "rejected",
 						c->reason ? c->reason : "");
-			if (eligible(&vr, c, &why) && c->speedup > best_speedup * (1 + ROUND_GAIN)) {
+			if (!eligible(&vr, c, &why))
+				continue;
+			/* best_speedup, best_large: 1.0 (the original) until a candidate wins */
+			if (astra_profile_prefer(c->speedup, c->speedup_largest, best_speedup, best_large, best_seen,
+						 ROUND_GAIN, TIE_BAND)) {
 				astra_variant_release(&best);
 				copy_variant(&best, &cands[i]);
 				best_speedup = c->speedup;
+				best_large = c->speedup_largest;
 				best_bw = c->cases ? c->cases[big].prof.bw_frac : 0;
 				improved = 1;
 			}
+			if (c->speedup > best_seen)
+				best_seen = c->speedup;
 		}
 		for (i = 0; i < n; i++)
 			astra_variant_release(&cands[i]);

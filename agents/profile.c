@@ -37,3 +37,15 @@ int astra_profile_fill(struct astra_profile *prof, const struct astra_timing *t,
 	prof->flop_frac = ceil && ceil->fma_gflops > 0 ? fl / ceil->fma_gflops : 0.0;
 	return prof->bw_frac > ASTRA_PROFILE_ROOFLINE_SLACK || prof->flop_frac > ASTRA_PROFILE_ROOFLINE_SLACK;
 }
+
+int astra_profile_prefer(double sp, double sp_large, double cur, double cur_large, double best_seen, double gain,
+			 double tie)
+{
+	if (sp > best_seen)
+		best_seen = sp;
+	if (sp > cur * (1 + tie))
+		return 1;
+	if (sp * (1 + tie) >= best_seen && sp_large > cur_large * (1 + gain))
+		return 1;
+	return sp > cur * (1 + gain) && sp_large * (1 + gain) >= cur_large;
+}

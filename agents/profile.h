@@ -43,6 +43,23 @@ struct astra_ceilings {
 int astra_profile_compare(const struct astra_timing *base, const struct astra_timing *cand, double *speedup);
 
 /*
+ * Which of two verified candidates the loop keeps.  A candidate (sp: its
+ * geometric-mean speedup over the shapes; sp_large: its speedup at the
+ * largest shape) replaces the current best (cur, cur_large) when
+ *   - its geometric mean is higher by more than the factor (1 + tie), the
+ *     timing protocol's noise band: clearly faster overall; or
+ *   - it ties within (1 + tie) with the highest geometric mean seen so far
+ *     (best_seen, this candidate included) and is faster at the largest
+ *     shape by more than (1 + gain): the large shapes are where a serving
+ *     workload spends its time; or
+ *   - its geometric mean is higher by more than (1 + gain) and it is not
+ *     slower at the largest shape by more than that.
+ * The original counts as a best of 1.0 and 1.0.  Returns 1 to replace.
+ */
+int astra_profile_prefer(double sp, double sp_large, double cur, double cur_large, double best_seen, double gain,
+			 double tie);
+
+/*
  * Fill prof from a timing, the bytes and FLOPs one launch moves and does,
  * and the ceilings (NULL or zeros: fractions 0).  regs/spills are left as
  * they are.  Returns 1 when the achieved rate is above the ceiling by more

@@ -33,4 +33,4 @@ bench: all
 	builddir="$(abs_top_builddir)" $(SHELL) $(srcdir)/bench/run-suite -o $(srcdir)/bench/results
 
 .PHONY: bench
-EXTRA_DIST += bench/run-suite
+EXTRA_DIST += bench/run-suite bench/suite-report
