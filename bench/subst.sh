@@ -116,6 +116,12 @@ mkdir -p "$work/common"
 cp -R "$top/testsuite/cases/subst/common/src/." "$work/common/"
 bench_tu test-tu "$work/common" k.cu scale "$top/testsuite/cases/subst/common/v_geom.cu" \
 	-Iinc -arch=sm_90 -O3 -MD -MP
+# The same TU with a variant that keeps the kernel's geometry: substituted
+# in place, no launcher, the original's device code not compiled for sm_90.
+mkdir -p "$work/inplace"
+cp -R "$top/testsuite/cases/subst/common/src/." "$work/inplace/"
+bench_tu test-tu-inplace "$work/inplace" k.cu scale "$top/testsuite/cases/subst/common/v_inplace.cu" \
+	-Iinc -arch=sm_90 -O3 -MD -MP
 for k in rmsnorm softmax silu_and_mul; do
 	mkdir -p "$work/$k"
 	cat "$top/bench/kernels/$k.cu" "$work/$k.host" > "$work/$k/$k.cu"
