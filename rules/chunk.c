@@ -2253,10 +2253,18 @@ static int apply_cache(struct ck *c, struct astra_stmt **loops, size_t nr)
 		astra_buf_adds(caller_why, "the data several loops read is written elsewhere in the kernel");
 		goto out;
 	}
-	/* chunks per thread: enough for the largest shape, at most 64 elements per slot */
+	/*
+	 * Chunks per thread: enough for the row of the shape with the most
+	 * data, at most 64 elements per slot.  Sized for the longest row of
+	 * any shape instead, a short-batch shape with long rows (64 rows of
+	 * 32000) would reserve registers that the large shape pays for in
+	 * occupancy; longer rows take the streaming loops.
+	 */
 	if (cache <= 0) {
 		long blk = strstr(units[first].stride, "32") ? 32 : astra_rk_block_literal(c->rk);
-		maxlim = astra_rk_max_over_shapes(c->rk, units[first].limit);
+		maxlim = astra_rk_at_largest_shape(c->rk, units[first].limit);
+		if (maxlim <= 0)
+			maxlim = astra_rk_max_over_shapes(c->rk, units[first].limit);
 		cache = 8;
 		if (maxlim > 0 && blk > 0)
 			cache = (int)((maxlim + blk * ept - 1) / (blk * ept));

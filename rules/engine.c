@@ -464,28 +464,55 @@ static long long ev_expr(struct ev *e)
 	return v;
 }
 
+/* expr evaluated at shape s; -1 when it cannot be evaluated */
+static long long eval_at_shape(const struct astra_rk *rk, const char *expr, size_t s)
+{
+	struct ev e;
+	long long v;
+	memset(&e, 0, sizeof(e));
+	e.rk = rk;
+	e.shape = &rk->k->pragma.shapes[s];
+	if (astra_syn_lex(&e.syn, expr, strlen(expr)) < 0)
+		return -1;
+	v = ev_expr(&e);
+	if (e.fail || e.i != e.syn.nr_toks)
+		v = -1;
+	astra_syn_release(&e.syn);
+	return v;
+}
+
 long long astra_rk_max_over_shapes(const struct astra_rk *rk, const char *expr)
 {
-	long long best = -1;
+	long long best = -1, v;
 	size_t s;
 	for (s = 0; s < rk->k->pragma.nr_shapes; s++) {
-		struct ev e;
-		long long v;
-		memset(&e, 0, sizeof(e));
-		e.rk = rk;
-		e.shape = &rk->k->pragma.shapes[s];
-		if (astra_syn_lex(&e.syn, expr, strlen(expr)) < 0)
+		v = eval_at_shape(rk, expr, s);
+		if (v < 0)
 			return -1;
-		v = ev_expr(&e);
-		if (e.fail || e.i != e.syn.nr_toks) {
-			astra_syn_release(&e.syn);
-			return -1;
-		}
-		astra_syn_release(&e.syn);
 		if (v > best)
 			best = v;
 	}
 	return best;
+}
+
+long long astra_rk_at_largest_shape(const struct astra_rk *rk, const char *expr)
+{
+	const struct astra_pragma *p = &rk->k->pragma;
+	long long best = -1, n, c;
+	size_t s, b, at = 0;
+	for (s = 0; s < p->nr_shapes; s++) {
+		for (b = 0, n = 0; b < p->nr_buffers; b++) {
+			c = eval_at_shape(rk, p->buffers[b].count, s);
+			if (c < 0)
+				return -1;
+			n += c;
+		}
+		if (n > best) {
+			best = n;
+			at = s;
+		}
+	}
+	return best < 0 ? -1 : eval_at_shape(rk, expr, at);
 }
 
 /* --- steps --- */

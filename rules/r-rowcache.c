@@ -6,8 +6,8 @@
  * squares and its scaling, softmax's max, sum and output passes) that read
  * the same data are rewritten like "vectorize", but each thread keeps its
  * C chunks of that data in registers from the first loop to the last
- * (C chosen so the largest shape's row fits, at most 64 elements per
- * thread).  Data a loop writes and a later loop reads (the residual of
+ * (C chosen so the row of the shape with the most data fits, at most 64
+ * elements per thread).  Data a loop writes and a later loop reads (the residual of
  * fused_add_rmsnorm) is kept as written.  Rows longer than the cache take
  * the plain vectorized loops.  It replaces "vectorize" (see chunk.h).
  */

@@ -127,6 +127,12 @@ long astra_rk_block_literal(const struct astra_rk *rk);
  * (the rules use it only to size caches and choose sweeps).
  */
 long long astra_rk_max_over_shapes(const struct astra_rk *rk, const char *expr);
+/*
+ * The same expression at the shape with the most data (the largest sum of
+ * the buffers' element counts: where the time goes, and the shape the
+ * roofline is measured at); -1 when something cannot be evaluated.
+ */
+long long astra_rk_at_largest_shape(const struct astra_rk *rk, const char *expr);
 
 /*
  * Apply a list of steps ("a,b=2,c") to a fresh working copy of k.
