@@ -874,7 +874,14 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 			ensure_cases(c, ci + 1);
 			free(c->res->labels[ci]);
 			c->res->labels[ci] = xstrdup(jstr(e, "label"));
-			c->res->bytes[ci] = astra_json_get_num(e, "input_bytes", 0) + astra_json_get_num(e, "output_bytes", 0);
+			/*
+			 * Every run announces its cases, but only a run with checks
+			 * probes which outputs are read ("io" below): a later
+			 * timing-only run must not put the buffers' sizes back.
+			 */
+			if (!c->res->bytes[ci])
+				c->res->bytes[ci] = astra_json_get_num(e, "input_bytes", 0) +
+					astra_json_get_num(e, "output_bytes", 0);
 			c->res->flops[ci] = astra_json_get_num(e, "flops", 0);
 		} else if (!strcmp(ev, "io")) {
 			/* What the original really reads and writes (in-place outputs twice). */
@@ -975,18 +982,27 @@ static size_t nr_pending(const struct vctx *c)
 
 /*
  * Concurrent verifications (astra-cc --warmup -j N, parallel builds in
- * `optimize` mode) share one GPU: a test program's timings must not share
- * it.  ASTRA_CC_GPU_LOCK names a lock file; every run on the GPU holds it,
- * while compiles proceed in parallel.  The kernel releases an flock when
- * its holder dies.
+ * `optimize` mode, several --verify) share one GPU: a test program's
+ * timings must not share it.  Every run on the GPU holds a lock:
+ * ASTRA_CC_GPU_LOCK when set, else gpu.lock in the cache directory, so
+ * that every astra-cc using that cache takes turns; compiles proceed in
+ * parallel.  The kernel releases an flock when its holder dies.  A lock
+ * that cannot be opened (no cache directory) is skipped.
  */
-static int gpu_lock(void)
+static int gpu_lock(const struct vctx *c)
 {
 	const char *path = astra_getenv("ASTRA_CC_GPU_LOCK");
+	char *def = NULL;
 	int fd;
-	if (!path)
-		return -1;
+	if (!path || !*path) {
+		const char *dir = c->o->cache_dir ? c->o->cache_dir : astra_config_str(ASTRA_CFG_DIR);
+		if (!dir || !*dir)
+			return -1;
+		(void)mkdir(dir, 0777);  /* a fresh cache: the first runs must take turns too */
+		path = def = xasprintf("%s/gpu.lock", dir);
+	}
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	free(def);
 	if (fd < 0)
 		return -1;
 	while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
@@ -1012,7 +1028,7 @@ static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf 
 	ro.err = err;
 	ro.timeout = c->o->timeout > 0 ? c->o->timeout : 600;
 	t0 = astra_now();
-	lock = gpu_lock();
+	lock = gpu_lock(c);
 	c->res->gpu_wait_seconds += astra_now() - t0;
 	t0 = astra_now();
 	rc = astra_run(argv->v, &ro);

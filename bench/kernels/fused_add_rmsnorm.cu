@@ -21,7 +21,6 @@
 #pragma astra range(x: -2 .. 2) range(residual: -2 .. 2)
 #pragma astra noalias
 #pragma astra flops(5*rows*cols)
-#pragma astra bytes(4*(size_t)rows*cols*sizeof(T) + cols*sizeof(T))
 template <typename T>
 __global__ void fused_add_rmsnorm(T *out, T *residual, const T *x, const T *w, float eps,
 				  int rows, int cols)

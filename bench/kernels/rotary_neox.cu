@@ -27,7 +27,6 @@
 #pragma astra tolerance(rtol=1e-2, atol=1e-3)
 #pragma astra noalias
 #pragma astra flops(3*num_tokens*(num_heads + num_kv_heads)*head_size)
-#pragma astra bytes(2*(size_t)num_tokens*(num_heads + num_kv_heads)*head_size*sizeof(T) + num_tokens*sizeof(int64_t))
 template <typename T>
 __global__ void rotary_neox(const int64_t *positions, T *query, T *key,
 			    const T *cos_sin_cache, int num_tokens, int num_heads,
