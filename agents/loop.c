@@ -336,24 +336,22 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		}
 		for (i = 0; i < vr.nr_cands; i++) {
 			const struct astra_cand_result *c = &vr.cands[i];
-			const char *why;
+			const char *why = NULL;
+			int ok = eligible(&vr, c, &why);
 			if (!c->check || strcmp(c->check, "compile"))
 				res->compiled++;
 			if (c->verdict == ASTRA_CAND_ACCEPTED)
 				res->accepted++;
 			record_attempt(&hist, &nr_hist, &alloc_hist, &cands[i], c);
-			if (c->verdict == ASTRA_CAND_ACCEPTED) {
-				const char *not_why = NULL;
-				eligible(&vr, c, &not_why);
+			if (c->verdict == ASTRA_CAND_ACCEPTED)
 				astra_vec_pushf(&res->log, "round %d: %s: accepted, %.3fx (%.3fx at the largest shape)%s%s",
 						round, cands[i].origin ? cands[i].origin : "?", c->speedup,
-						c->speedup_largest, not_why ? "; not eligible: " : "", not_why ? not_why : "");
-			}
+						c->speedup_largest, ok ? "" : "; not eligible: ", ok ? "" : why);
 			else
 				astra_vec_pushf(&res->log, "round %d: %s: %s: %s", round,
 						cands[i].origin ? cands[i].origin : "?", c->check ? c->check : "rejected",
 						c->reason ? c->reason : "");
-			if (!eligible(&vr, c, &why))
+			if (!ok)
 				continue;
 			/* best_speedup, best_large: 1.0 (the original) until a candidate wins */
 			if (astra_profile_prefer(c->speedup, c->speedup_largest, best_speedup, best_large, best_seen,

@@ -989,13 +989,19 @@ static size_t nr_pending(const struct vctx *c)
  * parallel.  The kernel releases an flock when its holder dies.  A lock
  * that cannot be opened (no cache directory) is skipped.
  */
+/* The cache directory: the caller's, else the `dir` setting. */
+static const char *cache_dir(const struct vctx *c)
+{
+	return c->o->cache_dir ? c->o->cache_dir : astra_config_str(ASTRA_CFG_DIR);
+}
+
 static int gpu_lock(const struct vctx *c)
 {
 	const char *path = astra_getenv("ASTRA_CC_GPU_LOCK");
 	char *def = NULL;
 	int fd;
 	if (!path || !*path) {
-		const char *dir = c->o->cache_dir ? c->o->cache_dir : astra_config_str(ASTRA_CFG_DIR);
+		const char *dir = cache_dir(c);
 		if (!dir || !*dir)
 			return -1;
 		(void)mkdir(dir, 0777);  /* a fresh cache: the first runs must take turns too */
@@ -1278,7 +1284,7 @@ static void run_sanitizers(struct vctx *c)
 
 static void get_ceilings(struct vctx *c)
 {
-	const char *dir = c->o->cache_dir ? c->o->cache_dir : astra_config_str(ASTRA_CFG_DIR);
+	const char *dir = cache_dir(c);
 	struct astra_cache *cache;
 	struct astra_device_ceilings d;
 	struct astra_ceilings ce = { 0, 0 };

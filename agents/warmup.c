@@ -469,7 +469,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 static void print_table(struct astra_json **rows, size_t n, const struct opts *o)
 {
 	size_t i;
-	double wait;
+	double wait = 0;
 	printf("\n%-28s %-16s %11s %11s %8s %9s %7s %7s  %s\n", "kernel", "types", "baseline", "best", "speedup",
 	       "roofline", "rounds", "time", "rules / status");
 	for (i = 0; i < n; i++) {
@@ -482,6 +482,7 @@ static void print_table(struct astra_json **rows, size_t n, const struct opts *o
 		double base = astra_json_get_num(r, "baseline_us", 0), best = astra_json_get_num(r, "best_us", 0);
 		double sp = astra_json_get_num(r, "speedup", 0), bw = astra_json_get_num(r, "best_bw_frac", 0);
 		char c_base[32] = "-", c_best[32] = "-", c_sp[32] = "-", c_bw[32] = "-", c_rounds[16] = "-", c_t[16] = "-";
+		wait += astra_json_get_num(r, "gpu_wait_seconds", 0);
 		if (base > 0)
 			snprintf(c_base, sizeof(c_base), "%.1f us", base);
 		if (best > 0)
@@ -499,8 +500,6 @@ static void print_table(struct astra_json **rows, size_t n, const struct opts *o
 		       !strcmp(status, "optimized") || !strcmp(status, "cached") ? (rules ? rules : status) : status,
 		       reason && strcmp(status, "optimized") ? ": " : "", reason && strcmp(status, "optimized") ? reason : "");
 	}
-	for (i = 0, wait = 0; i < n; i++)
-		wait += astra_json_get_num(rows[i], "gpu_wait_seconds", 0);
 	if (wait >= 1)
 		printf("\nThe times include %.0f s in all spent waiting for the GPU while other kernels ran on it.\n", wait);
 	if (!o->gpu.present)
