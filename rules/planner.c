@@ -271,17 +271,19 @@ static void pipeline(struct plan *p, const char *prefer, const char *skip, struc
 	free(order);
 }
 
-/* The pipeline (with `prefer`) plus each value of each sweep that applies on top of it. */
-static void sweeps_on(struct plan *p, const char *prefer)
+/*
+ * Each value of each sweep that applies on top of the steps `base`, as
+ * base plus that value (replacing base's value of the same sweep).
+ */
+static void propose_sweeps(struct plan *p, const struct astra_vec *base, const char *reason)
 {
 	struct astra_vec v = ASTRA_VEC_INIT;
 	struct astra_rk rk;
 	struct astra_buf why = ASTRA_BUF_INIT;
-	size_t i, j;
-	pipeline(p, prefer, NULL, &v);
+	size_t i, j, k;
 	astra_rk_init(&rk, p->k, p->cc);
-	for (i = 0; i < v.nr; i++)
-		astra_rk_step(&rk, v.v[i], &why);
+	for (i = 0; i < base->nr; i++)
+		astra_rk_step(&rk, base->v[i], &why);
 	for (i = 0; i < astra_nr_rules; i++) {
 		const struct astra_rule *r = astra_rules[i];
 		struct astra_vec args = ASTRA_VEC_INIT;
@@ -289,16 +291,25 @@ static void sweeps_on(struct plan *p, const char *prefer)
 			continue;
 		r->args(&rk, &args);
 		for (j = 0; j < args.nr; j++) {
-			struct astra_vec w = ASTRA_VEC_INIT;
-			astra_vec_pushv(&w, v.v, v.nr);
-			astra_vec_push_owned(&w, xasprintf("%s=%s", r->name, args.v[j]));
-			propose(p, &w, "a pipeline with a sweep value");
-			astra_vec_clear(&w);
+			for (k = 0; k < base->nr; k++)
+				if (rule_of(base->v[k]) != r)
+					astra_vec_push(&v, base->v[k]);
+			astra_vec_push_owned(&v, xasprintf("%s=%s", r->name, args.v[j]));
+			propose(p, &v, reason);
+			astra_vec_clear(&v);
 		}
 		astra_vec_clear(&args);
 	}
 	astra_rk_release(&rk);
 	astra_buf_release(&why);
+}
+
+/* The pipeline (with `prefer`) plus each value of each sweep that applies on top of it. */
+static void sweeps_on(struct plan *p, const char *prefer)
+{
+	struct astra_vec v = ASTRA_VEC_INIT;
+	pipeline(p, prefer, NULL, &v);
+	propose_sweeps(p, &v, "a pipeline with a sweep value");
 	astra_vec_clear(&v);
 }
 
@@ -356,8 +367,6 @@ static void later_round(struct plan *p)
 {
 	long b = best_try(p);
 	struct astra_vec base = ASTRA_VEC_INIT, v = ASTRA_VEC_INIT;
-	struct astra_rk rk;
-	struct astra_buf why = ASTRA_BUF_INIT;
 	size_t i, j;
 
 	if (b >= 0)
@@ -394,31 +403,7 @@ static void later_round(struct plan *p)
 		}
 	}
 	/* sweeps on top of the best */
-	{
-		astra_rk_init(&rk, p->k, p->cc);
-		for (i = 0; i < base.nr; i++)
-			astra_rk_step(&rk, base.v[i], &why);
-		for (i = 0; i < astra_nr_rules; i++) {
-			const struct astra_rule *r = astra_rules[i];
-			struct astra_vec args = ASTRA_VEC_INIT;
-			if (!(r->flags & RULE_SWEEP) || !r->args)
-				continue;
-			r->args(&rk, &args);
-			for (j = 0; j < args.nr; j++) {
-				size_t k;
-				char *step = xasprintf("%s=%s", r->name, args.v[j]);
-				for (k = 0; k < base.nr; k++)
-					if (rule_of(base.v[k]) != r)
-						astra_vec_push(&v, base.v[k]);
-				astra_vec_push(&v, step);
-				propose(p, &v, "a sweep value on top of the best so far");
-				astra_vec_clear(&v);
-				free(step);
-			}
-			astra_vec_clear(&args);
-		}
-		astra_rk_release(&rk);
-	}
+	propose_sweeps(p, &base, "a sweep value on top of the best so far");
 	/* without each of its rules: a rule may cost more than it brings */
 	for (i = 0; base.nr > 1 && i < base.nr; i++) {
 		for (j = 0; j < base.nr; j++)
@@ -429,7 +414,6 @@ static void later_round(struct plan *p)
 	}
 	/* what the first round had no room for */
 	first_round(p);
-	astra_buf_release(&why);
 	astra_vec_clear(&base);
 }
 
