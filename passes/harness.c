@@ -17,16 +17,7 @@
 #include "passes/harness.h"
 #include "passes/screen.h"
 
-/* Lookups on the pragma (local so this file needs only the data model). */
-static const char *assign_get(const struct astra_assign_set *set, const char *name)
-{
-	size_t i;
-	for (i = 0; set && i < set->nr; i++)
-		if (!strcmp(set->items[i].name, name))
-			return set->items[i].value;
-	return NULL;
-}
-
+/* Lookups on the pragma. */
 static const struct astra_bufspec *find_buffer(const struct astra_pragma *p, const char *name)
 {
 	size_t i;
@@ -152,7 +143,7 @@ static char *template_args(struct gen *g, const struct astra_assign_set *set)
 	if (!g->k->is_template || !set)
 		return xstrdup("");
 	for (i = 0; i < g->k->nr_tmpl; i++) {
-		if (!assign_get(set, g->k->tmpl_params[i]))
+		if (!astra_assign_get(set, g->k->tmpl_params[i]))
 			break; /* the rest keep their defaults */
 		astra_buf_adds(&b, i ? ", " : "<");
 		astra_buf_adds(&b, g->k->tmpl_params[i]);
@@ -246,11 +237,11 @@ static int emit_case(struct gen *g, size_t ci, const struct astra_assign_set *ty
 	for (i = 0; i < shape->nr; i++)
 		emit_value(g, shape->items[i].name, shape->items[i].value);
 	for (i = 0; i < p->scalars.nr; i++)
-		if (!assign_get(shape, p->scalars.items[i].name))
+		if (!astra_assign_get(shape, p->scalars.items[i].name))
 			emit_value(g, p->scalars.items[i].name, p->scalars.items[i].value);
 	for (i = 0; i < k->nr_params; i++) {
 		const struct astra_param *prm = &k->params[i];
-		if (!prm->is_pointer && !assign_get(shape, prm->name) && !assign_get(&p->scalars, prm->name)) {
+		if (!prm->is_pointer && !astra_assign_get(shape, prm->name) && !astra_assign_get(&p->scalars, prm->name)) {
 			astra_buf_release(&label);
 			astra_buf_release(&args);
 			return fail(g, "no value for scalar parameter `%s`: give it in shapes(...) or scalars(...)",
@@ -323,7 +314,7 @@ static int emit_instantiation(struct gen *g, size_t ii, const struct astra_assig
 	open_ns(g);
 	astra_buf_addf(g->out, "namespace astra_inst_%zu {\n", ii);
 	for (i = 0; types && i < k->nr_tmpl; i++) {
-		const char *v = assign_get(types, k->tmpl_params[i]);
+		const char *v = astra_assign_get(types, k->tmpl_params[i]);
 		const char *kind = k->tmpl_kinds ? k->tmpl_kinds[i] : "typename";
 		if (!v)
 			break;

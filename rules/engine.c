@@ -22,17 +22,6 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-/* The value assigned to name in set, or NULL (kept here so that the rules
- * depend on the pragma's data model only, not on its parser). */
-static const char *assign_get(const struct astra_assign_set *set, const char *name)
-{
-	size_t i;
-	for (i = 0; set && i < set->nr; i++)
-		if (!strcmp(set->items[i].name, name))
-			return set->items[i].value;
-	return NULL;
-}
-
 void astra_rk_init(struct astra_rk *rk, const struct astra_kernel *k, int cc)
 {
 	memset(rk, 0, sizeof(*rk));
@@ -260,7 +249,7 @@ const char *astra_rk_type_arg(const struct astra_rk *rk, size_t i, const char *n
 {
 	if (i >= rk->k->pragma.nr_types)
 		return NULL;
-	return assign_get(&rk->k->pragma.types[i], name);
+	return astra_assign_get(&rk->k->pragma.types[i], name);
 }
 
 int astra_rk_type_size(const struct astra_rk *rk, const char *type, int *min, int *max)
@@ -278,7 +267,7 @@ int astra_rk_type_size(const struct astra_rk *rk, const char *type, int *min, in
 	*min = 1 << 30;
 	*max = 0;
 	for (i = 0; i < rk->k->pragma.nr_types; i++) {
-		const char *v = assign_get(&rk->k->pragma.types[i], t);
+		const char *v = astra_assign_get(&rk->k->pragma.types[i], t);
 		char *bv;
 		int vs;
 		if (!v)
@@ -364,11 +353,11 @@ static long long ev_expr(struct ev *e);
 
 static long long ev_name(struct ev *e, const char *name)
 {
-	const char *v = assign_get(e->shape, name);
+	const char *v = astra_assign_get(e->shape, name);
 	struct ev sub;
 	long long r;
 	if (!v)
-		v = assign_get(&e->rk->k->pragma.scalars, name);
+		v = astra_assign_get(&e->rk->k->pragma.scalars, name);
 	if (!v || e->depth > 8) {
 		e->fail = 1;
 		return 0;
