@@ -882,6 +882,25 @@ static size_t template_close(struct eparser *p, size_t i)
 	return j;
 }
 
+/*
+ * e's operand a: the comma expression from token `from` to the bracket at
+ * `close`, which it must fill; e ends after the bracket, and so does p.
+ */
+static struct astra_expr *parse_enclosed(struct eparser *p, struct astra_expr *e, size_t from, size_t close)
+{
+	struct eparser q = *p;
+	q.i = from;
+	q.end = close;
+	set_kid(e, &e->a, parse_comma(&q));
+	if (q.fail || q.i != close) {
+		p->fail = 1;
+		return NULL;
+	}
+	e->t1 = close + 1;
+	p->i = close + 1;
+	return e;
+}
+
 static struct astra_expr *parse_primary(struct eparser *p)
 {
 	struct astra_syn *syn = p->syn;
@@ -894,23 +913,12 @@ static struct astra_expr *parse_primary(struct eparser *p)
 	}
 	if (astra_syn_is(syn, i, "(")) {
 		size_t close = astra_syn_match(syn, i);
-		struct eparser q;
 		if (close == NONE || close >= p->end) {
 			p->fail = 1;
 			return NULL;
 		}
 		e = new_expr(syn, EX_PAREN, i);
-		q = *p;
-		q.i = i + 1;
-		q.end = close;
-		set_kid(e, &e->a, parse_comma(&q));
-		if (q.fail || q.i != close) {
-			p->fail = 1;
-			return NULL;
-		}
-		e->t1 = close + 1;
-		p->i = close + 1;
-		return e;
+		return parse_enclosed(p, e, i + 1, close);
 	}
 	if (astra_syn_is(syn, i, "{")) {
 		size_t close = astra_syn_match(syn, i);
@@ -940,7 +948,6 @@ static struct astra_expr *parse_primary(struct eparser *p)
 		if (astra_syn_is(syn, j, "static_cast") || astra_syn_is(syn, j, "reinterpret_cast") ||
 		    astra_syn_is(syn, j, "const_cast")) {
 			size_t lt = j + 1, gt, close;
-			struct eparser q;
 			if (!astra_syn_is(syn, lt, "<")) {
 				p->fail = 1;
 				return NULL;
@@ -959,17 +966,7 @@ static struct astra_expr *parse_primary(struct eparser *p)
 			e = new_expr(syn, EX_CAST, i);
 			e->ty0 = lt + 1;
 			e->ty1 = gt;
-			q = *p;
-			q.i = gt + 2;
-			q.end = close;
-			set_kid(e, &e->a, parse_comma(&q));
-			if (q.fail || q.i != close) {
-				p->fail = 1;
-				return NULL;
-			}
-			e->t1 = close + 1;
-			p->i = close + 1;
-			return e;
+			return parse_enclosed(p, e, gt + 2, close);
 		}
 		if (astra_syn_is(syn, j, "sizeof") || astra_syn_is(syn, j, "alignof")) {
 			e = new_expr(syn, EX_OTHER, i);
