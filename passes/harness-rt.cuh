@@ -146,25 +146,25 @@ static double now_s()
  * distributions are not), so a seed reproduces a failure anywhere. */
 struct Rng {
 	uint64_t s;
-	explicit Rng(uint64_t seed) : s(seed) {}
-	uint64_t next()
+	__host__ __device__ explicit Rng(uint64_t seed) : s(seed) {}
+	__host__ __device__ uint64_t next()
 	{
 		uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
 		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 		return z ^ (z >> 31);
 	}
-	double uniform() { return (double)(next() >> 11) * (1.0 / 9007199254740992.0); }
-	double normal()
+	__host__ __device__ double uniform() { return (double)(next() >> 11) * (1.0 / 9007199254740992.0); }
+	__host__ __device__ double normal()
 	{
 		double u1 = uniform(), u2 = uniform();
 		if (u1 < 1e-300)
 			u1 = 1e-300;
-		return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+		return ::sqrt(-2.0 * ::log(u1)) * ::cos(6.283185307179586 * u2);
 	}
 };
 
-static uint64_t mix3(uint64_t a, uint64_t b, uint64_t c)
+__host__ __device__ static uint64_t mix3(uint64_t a, uint64_t b, uint64_t c)
 {
 	Rng r(a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) * 0xc2b2ae3d27d4eb4fULL ^ c);
 	r.next();
@@ -191,9 +191,15 @@ struct LaneOps {
 	double rtol, atol;      /* default tolerance (atol is relative to the buffer's RMS) */
 	double lo, hi;          /* default range of generated inputs */
 	unsigned char poison;   /* byte written over every lane of an unwritten output */
+	/* Fill n lanes of device memory as fill() fills host memory (launched on st). */
+	void (*dfill)(unsigned char *p, size_t n, int dist, Kind kind, double lo, double hi, uint64_t seed,
+		      cudaStream_t st);
 };
 
 template <class S> struct Lane;
+template <class S>
+static void dfill_launch(unsigned char *p, size_t n, int dist, Kind kind, double lo, double hi, uint64_t seed,
+			 cudaStream_t st);
 
 /* Default tolerances by type (doc/verify.md explains the figures). */
 #define ASTRA_RT_LANE_FLOAT(T, NAME, GET, SET, RTOL, ATOL)                           \
@@ -204,14 +210,15 @@ template <class S> struct Lane;
 			memcpy(&v, p + i * sizeof(T), sizeof(T));                      \
 			return GET;                                                    \
 		}                                                                      \
-		static void set(unsigned char *p, size_t i, double d)                  \
+		__host__ __device__ static void set(unsigned char *p, size_t i, double d) \
 		{                                                                      \
 			T v = SET;                                                     \
 			memcpy(p + i * sizeof(T), &v, sizeof(T));                      \
 		}                                                                      \
 		static LaneOps ops()                                                   \
 		{                                                                      \
-			LaneOps o = { NAME, K_FLOAT, sizeof(T), get, set, RTOL, ATOL, -1.0, 1.0, 0xFF }; \
+			LaneOps o = { NAME, K_FLOAT, sizeof(T), get, set, RTOL, ATOL, -1.0, 1.0, 0xFF, \
+				      dfill_launch<T> };                               \
 			return o;                                                      \
 		}                                                                      \
 	};
@@ -231,13 +238,13 @@ static double fp8_get(unsigned char raw, __nv_fp8_interpretation_t kind)
 #define ASTRA_RT_LANE_FP8(T, NAME, INTERP, RTOL, ATOL)                                \
 	template <> struct Lane<T> {                                                   \
 		static double get(const unsigned char *p, size_t i) { return fp8_get(p[i], INTERP); } \
-		static void set(unsigned char *p, size_t i, double d)                  \
+		__host__ __device__ static void set(unsigned char *p, size_t i, double d) \
 		{                                                                      \
 			p[i] = (unsigned char)__nv_cvt_float_to_fp8((float)d, __NV_SATFINITE, INTERP); \
 		}                                                                      \
 		static LaneOps ops()                                                   \
 		{                                                                      \
-			LaneOps o = { NAME, K_FLOAT, 1, get, set, RTOL, ATOL, -1.0, 1.0, 0xFF }; \
+			LaneOps o = { NAME, K_FLOAT, 1, get, set, RTOL, ATOL, -1.0, 1.0, 0xFF, dfill_launch<T> }; \
 			return o;                                                      \
 		}                                                                      \
 	};
@@ -253,14 +260,14 @@ ASTRA_RT_LANE_FP8(__nv_fp8_e5m2, "fp8_e5m2", __NV_E5M2, 0.26, 0.04)
 			memcpy(&v, p + i * sizeof(T), sizeof(T));                      \
 			return (double)v;                                              \
 		}                                                                      \
-		static void set(unsigned char *p, size_t i, double d)                  \
+		__host__ __device__ static void set(unsigned char *p, size_t i, double d) \
 		{                                                                      \
 			T v = (T)d;                                                    \
 			memcpy(p + i * sizeof(T), &v, sizeof(T));                      \
 		}                                                                      \
 		static LaneOps ops()                                                   \
 		{                                                                      \
-			LaneOps o = { NAME, K_INT, sizeof(T), get, set, 0.0, 0.0, LO, HI, 0xA5 }; \
+			LaneOps o = { NAME, K_INT, sizeof(T), get, set, 0.0, 0.0, LO, HI, 0xA5, dfill_launch<T> }; \
 			return o;                                                      \
 		}                                                                      \
 	};
@@ -282,10 +289,10 @@ ASTRA_RT_LANE_INT(unsigned long long, "uint64", 0, 15)
 struct OpaqueByte { unsigned char b; };
 template <> struct Lane<OpaqueByte> {
 	static double get(const unsigned char *p, size_t i) { return (double)p[i]; }
-	static void set(unsigned char *p, size_t i, double d) { p[i] = (unsigned char)d; }
+	__host__ __device__ static void set(unsigned char *p, size_t i, double d) { p[i] = (unsigned char)d; }
 	static LaneOps ops()
 	{
-		LaneOps o = { "bytes", K_OPAQUE, 1, get, set, 0.0, 0.0, 0.0, 255.0, 0xA5 };
+		LaneOps o = { "bytes", K_OPAQUE, 1, get, set, 0.0, 0.0, 0.0, 255.0, 0xA5, dfill_launch<OpaqueByte> };
 		return o;
 	}
 };
@@ -461,11 +468,12 @@ static void parallel_chunks(size_t n, const std::function<void(size_t, size_t, s
 		x.join();
 }
 
-static double draw(Rng &g, int dist, const BufSpec &b)
+/* One value of distribution dist for a lane of kind kind in [lo, hi]. */
+__host__ __device__ static double draw(Rng &g, int dist, Kind kind, double lo, double hi)
 {
-	double lo = b.lo, hi = b.hi, v;
-	if (b.ops.kind != K_FLOAT) {
-		double a = std::ceil(lo), z = std::floor(hi);
+	double v;
+	if (kind != K_FLOAT) {
+		double a = ::ceil(lo), z = ::floor(hi);
 		if (z < a)
 			z = a;
 		if (dist == D_WIDE) {
@@ -475,7 +483,7 @@ static double draw(Rng &g, int dist, const BufSpec &b)
 			if (u < 0.30)
 				return z;
 		}
-		v = a + std::floor(g.uniform() * (z - a + 1.0));
+		v = a + ::floor(g.uniform() * (z - a + 1.0));
 		return v > z ? z : v;
 	}
 	switch (dist) {
@@ -485,7 +493,7 @@ static double draw(Rng &g, int dist, const BufSpec &b)
 	case D_WIDE: {
 		/* Magnitudes over four decades, exact zeros and the end points:
 		 * the values where fast paths and special cases go wrong. */
-		double u = g.uniform(), mag = std::pow(10.0, -4.0 + 4.0 * g.uniform());
+		double u = g.uniform(), mag = ::pow(10.0, -4.0 + 4.0 * g.uniform());
 		if (u < 0.05)
 			v = (lo <= 0 && hi >= 0) ? 0.0 : lo;
 		else if (u < 0.07)
@@ -504,17 +512,64 @@ static double draw(Rng &g, int dist, const BufSpec &b)
 	return v < lo ? lo : (v > hi ? hi : v);
 }
 
+/*
+ * Lane i's generator: a function of the seed and i alone, so that the host
+ * and the device fill the same buffer with the same values in any order
+ * (up to the last bit of log/cos/pow, which host and device compute apart).
+ */
+__host__ __device__ static inline uint64_t lane_seed(uint64_t seed, size_t i)
+{
+	return mix3(seed, (uint64_t)i, 0x66696c6cULL);
+}
+
 /* Fill a buffer's bytes from distribution dist, reproducibly from seed. */
 static void fill(std::vector<unsigned char> &data, const BufSpec &b, int dist, uint64_t seed)
 {
 	size_t n = b.nlanes();
 	data.resize(b.bytes());
-	parallel_chunks(n, [&](size_t c, size_t begin, size_t end) {
-		Rng g(mix3(seed, c, 0x66696c6cULL));
-		for (size_t i = begin; i < end; i++)
-			b.ops.set(data.data(), i, draw(g, dist, b));
+	parallel_chunks(n, [&](size_t, size_t begin, size_t end) {
+		for (size_t i = begin; i < end; i++) {
+			Rng g(lane_seed(seed, i));
+			b.ops.set(data.data(), i, draw(g, dist, b.ops.kind, b.lo, b.hi));
+		}
 	});
 }
+
+/*
+ * The same on the device: inputs of hundreds of megabytes (an embedding
+ * table) take a fraction of a second per trial to generate on the host and
+ * copy, and a trial is repeated for every case and phase.
+ */
+#ifndef ASTRA_RT_SHIM
+template <class S>
+__global__ void rt_fill(unsigned char *p, size_t n, int dist, Kind kind, double lo, double hi, uint64_t seed)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+		Rng g(lane_seed(seed, i));
+		Lane<S>::set(p, i, draw(g, dist, kind, lo, hi));
+	}
+}
+
+template <class S>
+static void dfill_launch(unsigned char *p, size_t n, int dist, Kind kind, double lo, double hi, uint64_t seed,
+			 cudaStream_t st)
+{
+	if (n)
+		rt_fill<S><<<(unsigned)std::min<size_t>((n + 255) / 256, 4096), 256, 0, st>>>(p, n, dist, kind, lo, hi,
+											seed);
+}
+#else
+/* testsuite/unit/rt-shim.h: "device" memory is host memory. */
+template <class S>
+static void dfill_launch(unsigned char *p, size_t n, int dist, Kind kind, double lo, double hi, uint64_t seed,
+			 cudaStream_t)
+{
+	for (size_t i = 0; i < n; i++) {
+		Rng g(lane_seed(seed, i));
+		Lane<S>::set(p, i, draw(g, dist, kind, lo, hi));
+	}
+}
+#endif
 
 static void poison(std::vector<unsigned char> &data, const BufSpec &b)
 {
@@ -877,6 +932,7 @@ private:
 	void alloc_set(const Case &c, std::vector<DevBuf> &set, bool red_zones);
 	void free_set(std::vector<DevBuf> &set);
 	void layout(const Case &c, std::vector<DevBuf> &set, int misalign);
+	void generate(const BufSpec &b, int dist, uint64_t seed, unsigned char *dev, std::vector<unsigned char> *host);
 	bool run_one(int ci, const Trial &t, int v, std::vector<DevBuf> &set,
 		     const std::vector<unsigned char *> &pristine,
 		     std::vector<std::vector<unsigned char> > &out);
@@ -1008,6 +1064,35 @@ void Program::layout(const Case &c, std::vector<DevBuf> &set, int misalign)
  * the inputs on the device and download the outputs.  Returns false when the
  * version failed (already reported).
  */
+/*
+ * Fresh values of distribution dist in device buffer dev (b's pristine
+ * copy), and in *host too when the comparison needs them (outputs).  The
+ * sanitizer runs generate on the host, as they always did: their cases are
+ * small, and the fill kernel would only slow them down.
+ */
+void Program::generate(const BufSpec &b, int dist, uint64_t seed, unsigned char *dev, std::vector<unsigned char> *host)
+{
+	if (!b.bytes()) {
+		if (host)
+			host->clear();
+		return;
+	}
+	if (sanitize_) {
+		std::vector<unsigned char> tmp;
+		std::vector<unsigned char> &h = host ? *host : tmp;
+		fill(h, b, dist, seed);
+		RT_CUDA(cudaMemcpy(dev, h.data(), h.size(), cudaMemcpyHostToDevice));
+		return;
+	}
+	b.ops.dfill(dev, b.nlanes(), dist, b.ops.kind, b.lo, b.hi, seed, stream_);
+	RT_CUDA(cudaGetLastError());
+	if (host) {
+		host->resize(b.bytes());
+		RT_CUDA(cudaMemcpyAsync(host->data(), dev, b.bytes(), cudaMemcpyDeviceToHost, stream_));
+	}
+	RT_CUDA(cudaStreamSynchronize(stream_));
+}
+
 bool Program::run_one(int ci, const Trial &t, int v, std::vector<DevBuf> &set,
 		      const std::vector<unsigned char *> &pristine,
 		      std::vector<std::vector<unsigned char> > &out)
@@ -1129,27 +1214,22 @@ void Program::probe(int ci, std::vector<DevBuf> &A, std::vector<unsigned char *>
 {
 	const Case &c = cases_[ci];
 	size_t nb = c.bufs.size();
-	std::vector<std::vector<unsigned char> > init(nb), base, out;
+	std::vector<std::vector<unsigned char> > base, out;
 	Trial t = { D_UNIFORM, false, 0, mix3(seed_, (uint64_t)ci, 0x70726f6265ULL), PH_CHECK, -1 };
 	read_[ci].assign(nb, false);
 	layout(c, A, 0);
-	for (size_t b = 0; b < nb; b++) {
-		fill(init[b], c.bufs[b], D_UNIFORM, mix3(t.seed, b, 1));
-		if (init[b].size())
-			RT_CUDA(cudaMemcpy(P[b], init[b].data(), init[b].size(), cudaMemcpyHostToDevice));
-	}
+	for (size_t b = 0; b < nb; b++)
+		generate(c.bufs[b], D_UNIFORM, mix3(t.seed, b, 1), P[b], nullptr);
 	run_one(ci, t, 0, A, P, base);
 	for (size_t b = 0; b < nb; b++) {
 		if (!c.bufs[b].output || !c.bufs[b].bytes())
 			continue;
-		std::vector<unsigned char> other;
-		fill(other, c.bufs[b], D_NORMAL, mix3(t.seed, b, 2));
-		RT_CUDA(cudaMemcpy(P[b], other.data(), other.size(), cudaMemcpyHostToDevice));
+		generate(c.bufs[b], D_NORMAL, mix3(t.seed, b, 2), P[b], nullptr);
 		run_one(ci, t, 0, A, P, out);
 		for (size_t o = 0; o < nb; o++)
 			if (c.bufs[o].output && out[o] != base[o])
 				read_[ci][b] = true;
-		RT_CUDA(cudaMemcpy(P[b], init[b].data(), init[b].size(), cudaMemcpyHostToDevice));
+		generate(c.bufs[b], D_UNIFORM, mix3(t.seed, b, 1), P[b], nullptr);  /* back to the first values */
 	}
 	double rd = 0, wr = 0;
 	for (size_t b = 0; b < nb; b++) {
@@ -1190,12 +1270,14 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 	for (size_t b = 0; b < nb; b++) {
 		const BufSpec &bs = c.bufs[b];
 		uint64_t s = mix3(t.seed, b, ci);
-		if (bs.output && t.poison && !read_[ci][b])
+		if (bs.output && t.poison && !read_[ci][b]) {
 			poison(init[b], bs);
-		else
-			fill(init[b], bs, t.dist, s);
-		if (bs.bytes())
-			RT_CUDA(cudaMemcpy(P[b], init[b].data(), bs.bytes(), cudaMemcpyHostToDevice));
+			if (bs.bytes())
+				RT_CUDA(cudaMemcpy(P[b], init[b].data(), bs.bytes(), cudaMemcpyHostToDevice));
+		} else {
+			/* Inputs stay on the device (run_one checks them there). */
+			generate(bs, t.dist, s, P[b], bs.output ? &init[b] : nullptr);
+		}
 	}
 	layout(c, A, t.misalign);
 	layout(c, B, t.misalign);
@@ -1461,12 +1543,8 @@ void Program::run_phase(int ph)
 		} else if (ph == PH_TIMING) {
 			Trial t = { D_UNIFORM, false, 0, mix3(cs, 100, 1), PH_TIMING, 0 };
 			/* Inputs for timing: a regular data trial's. */
-			for (size_t b = 0; b < c.bufs.size(); b++) {
-				std::vector<unsigned char> h;
-				fill(h, c.bufs[b], t.dist, mix3(t.seed, b, ci));
-				if (h.size())
-					RT_CUDA(cudaMemcpy(P[b], h.data(), h.size(), cudaMemcpyHostToDevice));
-			}
+			for (size_t b = 0; b < c.bufs.size(); b++)
+				generate(c.bufs[b], t.dist, mix3(t.seed, b, ci), P[b], nullptr);
 			timing(ci, A, P);
 		} else if (ph == PH_POST) {
 			/* After many calls on the same buffers: still right? */
