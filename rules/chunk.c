@@ -2261,7 +2261,7 @@ static int apply_cache(struct ck *c, struct astra_stmt **loops, size_t nr)
 	 * occupancy; longer rows take the streaming loops.
 	 */
 	if (cache <= 0) {
-		long blk = strstr(units[first].stride, "32") ? 32 : astra_rk_block_literal(c->rk);
+		long blk = strstr(units[first].stride, "32") ? 32 : astra_rk_block_at_largest(c->rk);
 		maxlim = astra_rk_at_largest_shape(c->rk, units[first].limit);
 		if (maxlim <= 0)
 			maxlim = astra_rk_max_over_shapes(c->rk, units[first].limit);

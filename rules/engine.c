@@ -57,6 +57,8 @@ void astra_rk_copy(struct astra_rk *dst, const struct astra_rk *src)
 	dst->own_geometry = src->own_geometry;
 	dst->helpers = src->helpers;
 	dst->cc = src->cc;
+	dst->block_large = src->block_large;
+	dst->block_max = src->block_max;
 	astra_vec_init(&dst->steps);
 	astra_vec_pushv(&dst->steps, src->steps.v, src->steps.nr);
 }
@@ -339,6 +341,16 @@ long astra_rk_block_literal(const struct astra_rk *rk)
 	return (*end || end == s || v <= 0) ? 0 : v;
 }
 
+long astra_rk_block_at_largest(const struct astra_rk *rk)
+{
+	return rk->block_large ? rk->block_large : astra_rk_block_literal(rk);
+}
+
+long astra_rk_block_max(const struct astra_rk *rk)
+{
+	return rk->block_max ? rk->block_max : astra_rk_block_literal(rk);
+}
+
 /* --- a small integer evaluator over shape names, for heuristics only --- */
 
 struct ev {
@@ -468,6 +480,11 @@ static long long eval_at_shape(const struct astra_rk *rk, const char *expr, size
 		v = -1;
 	astra_syn_release(&e.syn);
 	return v;
+}
+
+long long astra_rk_at_shape(const struct astra_rk *rk, const char *expr, size_t s)
+{
+	return s < rk->k->pragma.nr_shapes ? eval_at_shape(rk, expr, s) : -1;
 }
 
 long long astra_rk_max_over_shapes(const struct astra_rk *rk, const char *expr)

@@ -10,6 +10,15 @@
  * grid with blockIdx.x * blockDim.x (the grid would have to change), when
  * a shared array has fewer than B elements, or when the old block size
  * appears as a number in the kernel (it may encode the block size).
+ *
+ * `block-size=B1:B2` chooses per launch: B1 threads when the grid has at
+ * least T blocks, B2 (more) when it has fewer, so that a row-wise kernel
+ * keeps small blocks (registers, several blocks per SM) where rows are
+ * many, and spreads a row over more threads where rows are few and long.
+ * T lies between the grid of the shape with the most data and the next
+ * smaller grid among the pragma's shapes (their geometric mean), so the
+ * large shape and the smaller ones are measured on each side of it.
+ * One variant then serves both, instead of a compromise between them.
  */
 #include "autoconfig.h"
 
@@ -21,6 +30,8 @@
 #include "rules/rule.h"
 
 static const int sizes[] = { 64, 128, 256, 512, 1024 };
+/* Per-launch choices worth trying: small blocks for many rows, more threads for few. */
+static const char *const dispatch[] = { "256:512", "256:1024" };
 
 static void args(struct astra_rk *rk, struct astra_vec *out)
 {
@@ -29,6 +40,44 @@ static void args(struct astra_rk *rk, struct astra_vec *out)
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
 		if (sizes[i] != b)
 			astra_vec_pushf(out, "%d", sizes[i]);
+	for (i = 0; i < ARRAY_SIZE(dispatch); i++)
+		astra_vec_push(out, dispatch[i]);
+}
+
+static int valid_size(long b)
+{
+	return b >= 32 && b <= 1024 && b % 32 == 0;
+}
+
+/*
+ * The grid size that separates the shape with the most data from the
+ * next smaller grid among the shapes (their geometric mean, rounded up),
+ * or -1 (why says why).
+ */
+static long long dispatch_threshold(struct astra_rk *rk, struct astra_buf *why)
+{
+	long long big = astra_rk_at_largest_shape(rk, rk->grid), below = 0, v, t;
+	size_t s;
+	if (big <= 0) {
+		astra_buf_adds(why, "the grid cannot be evaluated at the shapes");
+		return -1;
+	}
+	for (s = 0; s < rk->k->pragma.nr_shapes; s++) {
+		v = astra_rk_at_shape(rk, rk->grid, s);
+		if (v < 0) {
+			astra_buf_adds(why, "the grid cannot be evaluated at the shapes");
+			return -1;
+		}
+		if (v < big && v > below)
+			below = v;
+	}
+	if (!below) {
+		astra_buf_adds(why, "no shape has fewer blocks than the shape with the most data");
+		return -1;
+	}
+	for (t = 1; t * t < big * below; t++)
+		;
+	return t > below ? t : below + 1;
 }
 
 struct gtid_scan {
@@ -84,20 +133,29 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 {
 	struct astra_facts f;
 	struct gtid_scan g;
-	long b0 = astra_rk_block_literal(rk), b = arg ? strtol(arg, NULL, 10) : 0;
+	long b0 = astra_rk_block_literal(rk), b1 = 0, b = 0;
+	long long thr = 0;
 	size_t i, t;
-	char *old;
+	char *old, *rest = NULL;
 	int r = 0;
 
-	if (b < 32 || b > 1024 || b % 32) {
-		astra_buf_addf(why, "block size %s is not a multiple of 32 up to 1024", arg ? arg : "(none)");
+	if (arg) {
+		b = strtol(arg, &rest, 10);
+		if (*rest == ':') {
+			b1 = b;
+			b = strtol(rest + 1, &rest, 10);
+		}
+	}
+	if (!arg || *rest || !valid_size(b) || (b1 && (!valid_size(b1) || b1 >= b))) {
+		astra_buf_addf(why, "block size %s is not a multiple of 32 up to 1024 (or B1:B2 with B1 < B2)",
+			       arg ? arg : "(none)");
 		return 0;
 	}
 	if (!b0) {
 		astra_buf_addf(why, "the block size (%s) is not an integer literal", rk->block ? rk->block : "not given");
 		return 0;
 	}
-	if (b == b0) {
+	if (b == b0 && !b1) {
 		astra_buf_addf(why, "the block size is %ld already", b0);
 		return 0;
 	}
@@ -140,10 +198,15 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 		}
 		free(dim);
 	}
+	if (b1 && (thr = dispatch_threshold(rk, why)) < 0)
+		goto out;
 	{
-		char *blk = xasprintf("%ld", b);
+		char *blk = b1 ? xasprintf("((%s) >= %lld ? %ld : %ld)", rk->grid, thr, b1, b)
+			       : xasprintf("%ld", b);
 		astra_rk_set_launch(rk, NULL, blk, NULL);
 		free(blk);
+		rk->block_large = b1;
+		rk->block_max = b1 ? b : 0;
 	}
 	r = 1;
 out:
@@ -153,7 +216,8 @@ out:
 
 const struct astra_rule astra_rule_block_size = {
 	.name = "block-size",
-	.summary = "a sweep over the block size (64..1024) of kernels whose grid does not depend on it",
+	.summary = "a sweep over the block size (64..1024, or B1:B2 chosen per launch) of kernels whose grid does not "
+		   "depend on it",
 	.flags = RULE_SWEEP | RULE_GEOMETRY,
 	.stage = 35,
 	.args = args,

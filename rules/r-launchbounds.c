@@ -18,7 +18,7 @@
 static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 {
 	struct astra_syn_edits edits = { NULL, 0, 0 };
-	long b = astra_rk_block_literal(rk);
+	long b = astra_rk_block_max(rk);
 	(void)arg;
 	if (astra_rk_parse(rk) < 0) {
 		astra_buf_adds(why, "the kernel could not be parsed");
@@ -44,7 +44,8 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 
 const struct astra_rule astra_rule_launch_bounds = {
 	.name = "launch-bounds",
-	.summary = "__launch_bounds__(B) for a literal block size B (the variant carries its launch)",
+	.summary = "__launch_bounds__(B) for a literal block size B, or the larger of B1:B2 (the variant carries its "
+		   "launch)",
 	.flags = RULE_GEOMETRY,
 	.stage = 90,
 	.apply = apply,

@@ -32,6 +32,12 @@ struct astra_rk {
 	int own_geometry;           /* geometry differs from the pragma's: the variant carries it */
 	unsigned helpers;           /* enum astra_helper bits the text needs */
 	int cc;                     /* target compute capability (90), 0: unknown */
+	/*
+	 * A block size chosen per launch ("block-size=B1:B2"): block is then
+	 * an expression, block_large the block at the shape with the most
+	 * data, block_max the most threads any launch gets; else both 0.
+	 */
+	long block_large, block_max;
 	struct astra_vec steps;     /* steps applied so far, as "name" or "name=arg" */
 	struct astra_syn syn;       /* view of text; valid after astra_rk_parse() */
 	int parsed;                 /* 1: syn is valid, -1: text did not parse */
@@ -121,6 +127,12 @@ int astra_rk_type_size(const struct astra_rk *rk, const char *type, int *min, in
 int astra_rk_params_only(const struct astra_rk *rk, const char *expr);
 /* The block size when it is an integer literal, else 0. */
 long astra_rk_block_literal(const struct astra_rk *rk);
+/* The block size at the shape with the most data (literal or chosen per launch), else 0. */
+long astra_rk_block_at_largest(const struct astra_rk *rk);
+/* The most threads per block any launch gets (literal or chosen per launch), else 0. */
+long astra_rk_block_max(const struct astra_rk *rk);
+/* expr at the pragma's shape s; -1 when it cannot be evaluated. */
+long long astra_rk_at_shape(const struct astra_rk *rk, const char *expr, size_t s);
 /*
  * Evaluate an integer expression of shape names for each of the pragma's
  * shapes; returns the largest value, or -1 when it cannot be evaluated
