@@ -540,14 +540,20 @@ static void fill(std::vector<unsigned char> &data, const BufSpec &b, int dist, u
  * table) take a fraction of a second per trial to generate on the host and
  * copy, and a trial is repeated for every case and phase.
  */
+template <class S>
+__host__ __device__ static inline void fill_lane(unsigned char *p, size_t i, int dist, Kind kind, double lo, double hi,
+						 uint64_t seed)
+{
+	Rng g(lane_seed(seed, i));
+	Lane<S>::set(p, i, draw(g, dist, kind, lo, hi));
+}
+
 #ifndef ASTRA_RT_SHIM
 template <class S>
 __global__ void rt_fill(unsigned char *p, size_t n, int dist, Kind kind, double lo, double hi, uint64_t seed)
 {
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-		Rng g(lane_seed(seed, i));
-		Lane<S>::set(p, i, draw(g, dist, kind, lo, hi));
-	}
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		fill_lane<S>(p, i, dist, kind, lo, hi, seed);
 }
 
 template <class S>
@@ -564,10 +570,8 @@ template <class S>
 static void dfill_launch(unsigned char *p, size_t n, int dist, Kind kind, double lo, double hi, uint64_t seed,
 			 cudaStream_t)
 {
-	for (size_t i = 0; i < n; i++) {
-		Rng g(lane_seed(seed, i));
-		Lane<S>::set(p, i, draw(g, dist, kind, lo, hi));
-	}
+	for (size_t i = 0; i < n; i++)
+		fill_lane<S>(p, i, dist, kind, lo, hi, seed);
 }
 #endif
 
@@ -1059,12 +1063,6 @@ void Program::layout(const Case &c, std::vector<DevBuf> &set, int misalign)
 }
 
 /*
- * One run of version v on one buffer set: prepare (canaries, inputs from the
- * pristine copies), launch on our stream, wait, then check the red zones and
- * the inputs on the device and download the outputs.  Returns false when the
- * version failed (already reported).
- */
-/*
  * Fresh values of distribution dist in device buffer dev (b's pristine
  * copy), and in *host too when the comparison needs them (outputs).  The
  * sanitizer runs generate on the host, as they always did: their cases are
@@ -1093,6 +1091,12 @@ void Program::generate(const BufSpec &b, int dist, uint64_t seed, unsigned char 
 	RT_CUDA(cudaStreamSynchronize(stream_));
 }
 
+/*
+ * One run of version v on one buffer set: prepare (canaries, inputs from the
+ * pristine copies), launch on our stream, wait, then check the red zones and
+ * the inputs on the device and download the outputs.  Returns false when the
+ * version failed (already reported).
+ */
 bool Program::run_one(int ci, const Trial &t, int v, std::vector<DevBuf> &set,
 		      const std::vector<unsigned char *> &pristine,
 		      std::vector<std::vector<unsigned char> > &out)
