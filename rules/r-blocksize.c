@@ -56,7 +56,7 @@ static int valid_size(long b)
  */
 static long long dispatch_threshold(struct astra_rk *rk, struct astra_buf *why)
 {
-	long long big = astra_rk_at_largest_shape(rk, rk->grid), below = 0, v, t;
+	long long big = astra_rk_at_largest_shape(rk, rk->grid), below = 0, v, lo, t;
 	size_t s;
 	if (big <= 0) {
 		astra_buf_adds(why, "the grid cannot be evaluated at the shapes");
@@ -75,9 +75,17 @@ static long long dispatch_threshold(struct astra_rk *rk, struct astra_buf *why)
 		astra_buf_adds(why, "no shape has fewer blocks than the shape with the most data");
 		return -1;
 	}
-	for (t = 1; t * t < big * below; t++)
-		;
-	return t > below ? t : below + 1;
+	/* the least t with t * t >= big * below, by bisection: lo fails, t holds */
+	lo = below;
+	t = big;
+	while (t - lo > 1) {
+		long long mid = lo + (t - lo) / 2;
+		if ((double)mid * (double)mid >= (double)big * (double)below)
+			t = mid;
+		else
+			lo = mid;
+	}
+	return t;
 }
 
 struct gtid_scan {
