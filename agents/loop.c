@@ -324,8 +324,11 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 			goto out;
 		}
 		astra_vec_pushf(&res->log,
-				"round %d: %zu candidates: compile %.1f s, runs %.1f s (%d program runs), waiting for the GPU %.1f s",
-				round, n, vr.compile_seconds, vr.run_seconds, vr.program_runs, vr.gpu_wait_seconds);
+				"round %d: %zu candidates: compile %.1f s, runs %.1f s (%d program runs: check %.1f, timing %.1f, "
+				"post %.1f, misaligned %.1f, sanitizers %.1f), waiting for the GPU %.1f s",
+				round, n, vr.compile_seconds, vr.run_seconds, vr.program_runs, vr.phase_seconds[0],
+				vr.phase_seconds[1], vr.phase_seconds[2], vr.phase_seconds[3], vr.sanitizer_seconds,
+				vr.gpu_wait_seconds);
 		cc = vr.cc;
 		big = largest_case(&vr);
 		baseline = vr.baseline[big].prof;

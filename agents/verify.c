@@ -645,6 +645,17 @@ static unsigned phase_bit(const char *s)
 	return 0;
 }
 
+/* PH_CHECK .. PH_MISALIGNED as 0 .. 3 (struct astra_verify_result's phase_seconds). */
+static size_t phase_index(unsigned bit)
+{
+	size_t i = 0;
+	while (bit > 1) {
+		bit >>= 1;
+		i++;
+	}
+	return i;
+}
+
 /* The candidate index of program version v, or -1 (the reference, or unknown). */
 static long cand_of(const struct vctx *c, double v)
 {
@@ -896,8 +907,11 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 		} else if (!strcmp(ev, "passed")) {
 			on_passed(c, e);
 		} else if (!strcmp(ev, "phase-done")) {
-			c->phases_done |= phase_bit(astra_json_get_str(e, "phase"));
-			*todo &= ~phase_bit(astra_json_get_str(e, "phase"));
+			unsigned bit = phase_bit(astra_json_get_str(e, "phase"));
+			c->phases_done |= bit;
+			*todo &= ~bit;
+			if (bit && !tool)
+				c->res->phase_seconds[phase_index(bit)] += astra_json_get_num(e, "seconds", 0);
 		} else if (!strcmp(ev, "nondeterministic-reference")) {
 			if (c->res->reference_deterministic) {
 				c->res->reference_deterministic = 0;
@@ -1190,6 +1204,7 @@ static void run_sanitizers(struct vctx *c)
 {
 	static const char *const tools[] = { "memcheck", "racecheck" };
 	int want = c->o->sanitizer < 0 ? astra_config_bool(ASTRA_CFG_SANITIZER) : c->o->sanitizer;
+	double run0 = c->res->run_seconds;
 	char *cs;
 	size_t t;
 	if (!want) {
@@ -1277,6 +1292,7 @@ static void run_sanitizers(struct vctx *c)
 		astra_buf_release(&vers);
 		astra_buf_release(&log);
 	}
+	c->res->sanitizer_seconds += c->res->run_seconds - run0;
 	free(cs);
 }
 
@@ -1805,6 +1821,14 @@ char *astra_verify_result_json(const struct astra_verify_result *res, int pretty
 	astra_json_set_num(j, "program_runs", res->program_runs);
 	astra_json_set_num(j, "compile_seconds", res->compile_seconds);
 	astra_json_set_num(j, "run_seconds", res->run_seconds);
+	{
+		static const char *const names[] = { "check", "timing", "post", "misaligned" };
+		struct astra_json *ph = astra_json_set_object(j, "phase_seconds");
+		size_t p;
+		for (p = 0; p < ARRAY_SIZE(names); p++)
+			astra_json_set_num(ph, names[p], res->phase_seconds[p]);
+		astra_json_set_num(ph, "sanitizers", res->sanitizer_seconds);
+	}
 	astra_json_set_num(j, "gpu_wait_seconds", res->gpu_wait_seconds);
 	json_str_or_null(j, "reproduce", res->reproduce);
 	json_str_or_null(j, "workdir", res->workdir);

@@ -95,6 +95,8 @@ struct astra_verify_result {
 	size_t nr_cands;
 	int program_runs;            /* test program processes started */
 	double compile_seconds, run_seconds;
+	/* run_seconds spent in each phase of the programs (check, timing, post, misaligned) and in sanitizers */
+	double phase_seconds[4], sanitizer_seconds;
 	double gpu_wait_seconds;     /* waiting for ASTRA_CC_GPU_LOCK (other kernels' runs) */
 	char *workdir;               /* kept when opts.keep, else NULL */
 	char *reproduce;             /* a command line that compiles the program again */

@@ -1500,6 +1500,7 @@ void Program::timing(int ci, std::vector<DevBuf> &A, std::vector<unsigned char *
 
 void Program::run_phase(int ph)
 {
+	double t_phase = now_s();
 	{
 		Line l("phase");
 		l.str("phase", phase_name(ph));
@@ -1582,7 +1583,7 @@ void Program::run_phase(int ph)
 		}
 	}
 	Line l("phase-done");
-	l.str("phase", phase_name(ph));
+	l.str("phase", phase_name(ph)).num("seconds", now_s() - t_phase);
 	l.emit();
 }
 
