@@ -8,9 +8,11 @@
  */
 #include "autoconfig.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -258,6 +260,42 @@ int astra_key_archs(const struct astra_cmdline *cl, struct astra_vec *out)
 	if (!any)
 		add_unique(out, "default");
 	return 0;
+}
+
+int astra_key_device_ccs(const struct astra_cmdline *cl, int *ccs, size_t max, size_t *nr)
+{
+	size_t i;
+	*nr = 0;
+	for (i = 0; i < cl->device_flags.nr; i++) {
+		const char *f = cl->device_flags.v[i];
+		const char *p = strchr(f, '=');
+		if (!p || !is_target_flag(f))
+			continue;
+		p++;
+		if (strstr(p, "native") || strstr(p, "all"))
+			return -1;
+		/* Every sm_XX, compute_XX, lto_XX: arch= and code= alike. */
+		while (*p) {
+			size_t skip = astra_starts_with(p, "sm_") ? 3 :
+				      astra_starts_with(p, "compute_") ? 8 :
+				      astra_starts_with(p, "lto_") ? 4 : 0;
+			int cc, k, dup = 0;
+			if (!skip || !isdigit((unsigned char)p[skip])) {
+				p++;
+				continue;
+			}
+			cc = atoi(p + skip);
+			for (k = 0; k < (int)*nr; k++)
+				dup |= ccs[k] == cc;
+			if (!dup) {
+				if (*nr == max)
+					return -1;
+				ccs[(*nr)++] = cc;
+			}
+			p += skip;
+		}
+	}
+	return *nr ? 0 : -1;
 }
 
 int astra_key_write_debug(const char *output, const char *text)

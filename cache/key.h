@@ -74,6 +74,14 @@ int astra_key_nvcc_version(const char *nvcc, const char *cache_dir, struct astra
 int astra_key_archs(const struct astra_cmdline *cl, struct astra_vec *out);
 
 /*
+ * The compute capabilities of every device pass and every target of a
+ * command (90 for sm_90, sm_90a, compute_90, lto_90), in ccs[0..*nr).
+ * Returns 0, or -1 when they cannot be known from the command (no target
+ * option: nvcc's default; native, all, all-major) or more than max.
+ */
+int astra_key_device_ccs(const struct astra_cmdline *cl, int *ccs, size_t max, size_t *nr);
+
+/*
  * The debug_key file: write text to <output>.astra-key.txt (replacing
  * it), atomically.  Returns 0 or -1 (logged).
  */

@@ -775,18 +775,23 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 		       "};\n"
 		       "}\n",
 		       pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname,
-		       variant_ok_member);
+		       s->direct ? "" : variant_ok_member);
 	astra_buf_addf(&b, "%s%sstatic inline void %s(%s)\n{\n", head ? head : "", head ? "\n" : "", lname,
 		       decl.len > 2 ? decl.buf + 2 : "");
 	astra_buf_addf(&b, "\t%s *__astra_p = %s::__astra_take();\n", pname, pname);
-	astra_buf_adds(&b, "\tstatic volatile signed char __astra_c[64];\n");
-	astra_buf_adds(&b, "\tstatic const int __astra_cc[] = { ");
-	for (i = 0; i < s->nr_ccs; i++)
-		astra_buf_addf(&b, "%s%d", i ? ", " : "", s->ccs[i]);
-	astra_buf_adds(&b, " };\n\tif (!__astra_p)\n\t\treturn;\n");
-	astra_buf_addf(&b, "\tif (%s::__astra_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu))\n",
-		       pname, vname, targs, s->nr_ccs);
-	astra_buf_addf(&b, "\t\t%s%s<<<", vname, targs);
+	if (s->direct) {
+		/* Every device pass has the variant: no test, and the original is not named. */
+		astra_buf_adds(&b, "\tif (!__astra_p)\n\t\treturn;\n\t");
+	} else {
+		astra_buf_adds(&b, "\tstatic volatile signed char __astra_c[64];\n");
+		astra_buf_adds(&b, "\tstatic const int __astra_cc[] = { ");
+		for (i = 0; i < s->nr_ccs; i++)
+			astra_buf_addf(&b, "%s%d", i ? ", " : "", s->ccs[i]);
+		astra_buf_adds(&b, " };\n\tif (!__astra_p)\n\t\treturn;\n");
+		astra_buf_addf(&b, "\tif (%s::__astra_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu))\n\t\t",
+			       pname, vname, targs, s->nr_ccs);
+	}
+	astra_buf_addf(&b, "%s%s<<<", vname, targs);
 	if (v->grid)
 		astra_buf_addf(&b, "dim3(%s), ", v->grid);
 	else
@@ -800,9 +805,11 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 	else
 		astra_buf_adds(&b, "__astra_p->__astra_shmem, ");
 	astra_buf_addf(&b, "__astra_p->__astra_stream>>>(%s);\n", fwd.buf);
-	astra_buf_addf(&b, "\telse\n\t\t%s%s<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
-		       "__astra_p->__astra_shmem, __astra_p->__astra_stream>>>(%s);\n}\n",
-		       k->name, targs, fwd.buf);
+	if (!s->direct)
+		astra_buf_addf(&b, "\telse\n\t\t%s%s<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
+			       "__astra_p->__astra_shmem, __astra_p->__astra_stream>>>(%s);\n",
+			       k->name, targs, fwd.buf);
+	astra_buf_adds(&b, "}\n");
 	if (extra)
 		astra_buf_adds(&b, extra);
 	astra_edits_add(e, k->end, k->end, astra_buf_detach(&b, NULL), 1);

@@ -31,11 +31,13 @@
  *    a host launcher follows.  Each launch site
  *        ns::name<T><<<grid, block[, shmem[, stream]]>>>(args)
  *    in the main file becomes
- *        ns::__astra_launch_<name>((grid), (block), (shmem), (stream)).__astra_call<T>(args)
+ *        (ns::__astra_pending_<name>((grid), (block), (shmem), (stream)) ? (void)0
+ *                                     : ns::__astra_launch_<name><T>(args))
  *    which, like the launch it replaces, is a void expression that
- *    evaluates the configuration first (C++17 sequences a call's
- *    postfix-expression before its arguments) and then each argument once,
- *    converted as in a call.  __astra_call computes the variant's geometry
+ *    evaluates the configuration first (the condition is sequenced before
+ *    the branches) and then each argument once, converted as in a call;
+ *    the configuration reaches the launcher through a per-thread chain
+ *    (rewrite.c says why).  The launcher computes the variant's geometry
  *    from the kernel's parameters, keeps the stream, and launches the
  *    variant only when the code loaded for the current device was compiled
  *    for, and runs on, a verified architecture (cudaFuncGetAttributes:
@@ -44,7 +46,17 @@
  *    variant's expression when it gives one, else the site's own value.
  *    Launches that astra-cc cannot see (other files, function pointers,
  *    cudaLaunchKernel) reach the untouched original.
-  */
+ *
+ * Direct launches (astra_subst.direct): when every device pass of the
+ * command is for a verified architecture, all the code the command builds
+ * has the variant, so the launcher drops the run-time test and the
+ * fallback and always launches the variant.  The original is then named
+ * only by what astra-cc cannot see: a template kernel is not instantiated
+ * at all unless something else names it, which keeps a substituted compile
+ * as cheap as the original's (compiling both, and the test, is what made
+ * it 9-14 % slower).  As for in-place variants, a newer GPU that
+ * JIT-compiles the verified architecture's PTX runs the variant.
+ */
 #ifndef ASTRA_REWRITE_H
 #define ASTRA_REWRITE_H
 
@@ -63,6 +75,13 @@ struct astra_subst {
 	const struct astra_variant *variant;
 	const int *ccs;
 	size_t nr_ccs;
+	/*
+	 * For a variant with its own geometry: every device pass of the
+	 * command compiles for an architecture in ccs, so the launcher always
+	 * launches the variant and never names the original (see "Direct
+	 * launches" above).
+	 */
+	int direct;
 };
 
 /* Replace bytes [start, end) of a file by text. */

@@ -25,6 +25,7 @@
 #include "astra-cc/locate.h"
 #include "astra-cc/log.h"
 #include "astra-cc/run.h"
+#include "cache/key.h"
 #include "cache/stats.h"
 #include "passes/substitute.h"
 
@@ -814,6 +815,40 @@ static void job_release(struct job *j)
 		ws_close(&j->ws);
 }
 
+/*
+ * A copy of subs with `direct` set for the variants with their own
+ * geometry whose verified architectures include every device pass of the
+ * command: their launch sites can launch the variant with no run-time
+ * test, since no code this command builds lacks it (rewrite.h).
+ */
+static struct astra_subst *mark_direct(const struct astra_invocation *inv, const struct astra_tu *tu,
+				       const struct astra_subst *subs, size_t nr)
+{
+	struct astra_subst *mine = xcalloc(nr ? nr : 1, sizeof(*mine));
+	int ccs[32];
+	size_t nr_ccs = 0, i, a, b;
+	int known = astra_key_device_ccs(&inv->cl, ccs, ARRAY_SIZE(ccs), &nr_ccs) == 0;
+
+	for (i = 0; i < nr; i++) {
+		int all = known;
+		mine[i] = subs[i];
+		mine[i].direct = 0;
+		if (!astra_variant_has_geometry(subs[i].variant))
+			continue;
+		for (a = 0; a < nr_ccs && all; a++) {
+			int found = 0;
+			for (b = 0; b < subs[i].nr_ccs; b++)
+				found |= subs[i].ccs[b] == ccs[a];
+			all = found;
+		}
+		mine[i].direct = all;
+		astra_trace(ASTRA_TRACE_DRIVER, "%s: %s launches its variant %s", tu->path, subs[i].kernel->name,
+			    all ? "directly (every device pass is for a verified architecture)"
+				: "after a run-time test (some device pass is for another architecture)");
+	}
+	return mine;
+}
+
 int astra_subst_compile(struct astra_invocation *inv, const struct astra_tu *tu,
 			const struct astra_subst *subs, size_t nr, const struct astra_subst_opts *opts)
 {
@@ -824,13 +859,14 @@ int astra_subst_compile(struct astra_invocation *inv, const struct astra_tu *tu,
 	struct astra_buf out = ASTRA_BUF_INIT, err = ASTRA_BUF_INIT;
 	struct astra_run_opts ro;
 	char *main_copy = NULL, *deps_tmp = NULL;
+	struct astra_subst *mine;
 	int status, ret = -1, internal = 1;
 
 	memset(&j, 0, sizeof(j));
 	j.inv = inv;
 	j.tu = tu;
-	j.subs = subs;
 	j.nr = nr;
+	j.subs = mine = mark_direct(inv, tu, subs, nr);
 	astra_pathmap_init(&j.map);
 	astra_vec_init(&j.idirs);
 
@@ -903,5 +939,6 @@ out:
 	astra_buf_release(&out);
 	astra_buf_release(&err);
 	job_release(&j);
+	free(mine);
 	return ret;
 }

@@ -157,7 +157,7 @@ static void test_in_place(void)
 	struct astra_tu tu;
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90, 1 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0 };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 	char file[64];
@@ -204,7 +204,7 @@ static void test_geometry(void)
 	struct astra_tu tu;
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90_100, 2 };
+	struct astra_subst s = { &k, &v, cc90_100, 2, 0 };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 	char file[64];
@@ -260,6 +260,33 @@ static void test_geometry(void)
 	CHECK_INT(mapped_line(out.buf, "int last_line", file, sizeof(file)), 18);
 	CHECK_STR(file, "k.cu");
 
+	/*
+	 * Direct: every device pass is verified.  The same sites and pending
+	 * configurations; the launcher launches the variant with no test, and
+	 * the original is not named.
+	 */
+	astra_buf_release(&out);
+	astra_edits_release(&e);
+	s.direct = 1;
+	CHECK_INT(astra_rewrite_kernel(&e, tu.text, tu.len, "k.cu", &s, NULL), 0);
+	CHECK_INT(astra_rewrite_launches(&e, &tu, &s), 3);
+	CHECK_INT(astra_edits_apply(&e, tu.text, tu.len, "k.cu", &out), 0);
+	if (getenv("DUMP")) fputs(out.buf, stderr);
+	CHECK(strstr(out.buf, "\t(__astra_pending_scale(((n + 255) / 256), ( 256), ( 0), ( s)) ? (void)0 : __astra_launch_scale(x, n++));\n"));
+	CHECK(strstr(out.buf, "\t\tstatic thread_local __astra_pending_scale *__astra_t = 0;\n"));
+	CHECK(strstr(out.buf, "\nstatic inline void __astra_launch_scale(float * x, int n)\n{\n"
+			      "\t__astra_pending_scale *__astra_p = __astra_pending_scale::__astra_take();\n"
+			      "\tif (!__astra_p)\n\t\treturn;\n"
+			      "\t__astra_v_scale<<<dim3((n + 1023) / 1024), dim3(256), __astra_p->__astra_shmem, "
+			      "__astra_p->__astra_stream>>>(x, n);\n}\n"));
+	CHECK(!strstr(out.buf, "__astra_ok"));
+	CHECK(!strstr(out.buf, "__astra_cc"));
+	CHECK(!strstr(out.buf, "\tscale<<<"));
+	CHECK(!strstr(out.buf, "ptxVersion"));
+	CHECK(strstr(out.buf, "__global__ void scale(float *x, int n)\n{\n\tint i = threadIdx.x;"));
+	CHECK_INT(mapped_line(out.buf, "(x, 7));", file, sizeof(file)), 16);
+	CHECK_INT(mapped_line(out.buf, "int last_line", file, sizeof(file)), 18);
+
 	astra_buf_release(&out);
 	astra_edits_release(&e);
 	free(tu.launches);
@@ -283,7 +310,7 @@ static void test_template_and_order(void)
 	struct astra_tu tu;
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90, 1 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0 };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 
@@ -342,7 +369,7 @@ static void test_nested_and_qualified(void)
 	struct astra_tu tu;
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90, 1 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0 };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 
@@ -387,7 +414,7 @@ static void test_columns_and_midline(void)
 	static const char *names[] = { "a" };
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90, 1 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0 };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 	char file[64];
@@ -420,7 +447,7 @@ static void test_failures(void)
 	static const char *types[] = { "int" };
 	static const char *names[] = { "a" };
 	static const char src[] = "__global__ void k(int a) { }\n";
-	struct astra_subst s = { &k, &v, cc90, 1 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0 };
 
 	/* Overlapping edits, and edits past the end. */
 	astra_edits_add(&e, 0, 4, xstrdup("a"), 0);
