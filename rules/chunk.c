@@ -1943,13 +1943,93 @@ static char *pick_prefix(const char *text)
  * next.  Every element runs the body once from registers; vector or scalar
  * accesses fill and drain them depending on alignment and the row's end.
  */
+/* The load of group g's chunk at i0 into reg: vector when vec, else element by element. */
+static void gen_chunk_load(struct ck *c, struct group *g, const char *reg, const char *i0, const char *vec,
+			   const char *k, int ind, struct astra_buf *b)
+{
+	char *a = addr(g, i0);
+	indent(b, ind);
+	astra_buf_addf(b, "if (%s) {\n", vec);
+	indent(b, ind + 1);
+	astra_buf_addf(b, "%s<%d * (int)sizeof(%s)>(%s, %s);\n", g->ldg ? ASTRA_HELPER("ldg") : ASTRA_HELPER("ld"),
+		       c->ept, g->elem, reg, a);
+	indent(b, ind);
+	astra_buf_adds(b, "} else {\n");
+	indent(b, ind + 1);
+	astra_buf_adds(b, "#pragma unroll\n");
+	indent(b, ind + 1);
+	astra_buf_addf(b, "for (int %s = 0; %s < %d; ++%s)\n", k, k, c->ept, k);
+	indent(b, ind + 2);
+	astra_buf_addf(b, "if (%s + %s < (%s))\n", i0, k, c->u->limit);
+	indent(b, ind + 3);
+	astra_buf_addf(b, "%s[%s] = (%s)[%s];\n", reg, k, a, k);
+	indent(b, ind);
+	astra_buf_adds(b, "}\n");
+	free(a);
+}
+
+/* " && al(addr, bytes)" for group g's chunk at i0, appended to al. */
+static void add_align_test(struct ck *c, struct group *g, const char *i0, struct astra_buf *al)
+{
+	char *a = addr(g, i0), *by = bytes_expr(c, g);
+	astra_buf_addf(al, " &&\n\t\t    %s(%s, (%s) < 16 ? (%s) : 16)", ASTRA_HELPER("al"), a, by, by);
+	free(a);
+	free(by);
+}
+
+/* Does the loop read group g into the row cache here, for the first time? */
+static int fills_cache(const struct group *g)
+{
+	return (g->mode == 'R' || g->mode == 'X') && g->cached >= 0 && g->first;
+}
+
 static int gen_cached(struct ck *c, int cache, int ind, struct astra_buf *b)
 {
 	struct unit *u = c->u;
-	struct astra_buf al = ASTRA_BUF_INIT, bt = ASTRA_BUF_INIT;
+	struct astra_buf al = ASTRA_BUF_INIT, bt = ASTRA_BUF_INIT, fal = ASTRA_BUF_INIT;
 	char *cc = xasprintf("%s_cc", c->pfx), *i0 = xasprintf("%s_i0", c->pfx), *k = xasprintf("%s_k", c->pfx);
-	char *vec = xasprintf("%s_vec", c->pfx);
-	int gi, r = 0, any_align = 0;
+	char *vec = xasprintf("%s_vec", c->pfx), *fvec = xasprintf("%s_fvec", c->pfx);
+	int gi, r = 0, any_align = 0, fills = 0;
+
+	/*
+	 * The chunks that fill the cache are loaded in a pass of their own,
+	 * before any of them is used: the loads of all the chunks are then in
+	 * flight together, where a pass that loads a chunk and uses it before
+	 * loading the next waits for memory once per chunk.
+	 */
+	for (gi = 0; gi < u->nr_groups; gi++) {
+		struct group *g = &u->groups[gi];
+		if (!fills_cache(g))
+			continue;
+		add_align_test(c, g, i0, &fal);
+		fills = 1;
+	}
+	if (fills) {
+		indent(b, ind);
+		astra_buf_adds(b, "#pragma unroll\n");
+		indent(b, ind);
+		astra_buf_addf(b, "for (int %s = 0; %s < %d; ++%s) {\n", cc, cc, cache, cc);
+		indent(b, ind + 1);
+		astra_buf_addf(b, "const %s %s = (%s) * %d + %s * (%s) * %d;\n", u->var_type, i0, u->start, c->ept, cc,
+			       u->stride, c->ept);
+		indent(b, ind + 1);
+		astra_buf_addf(b, "if (%s < (%s)) {\n", i0, u->limit);
+		indent(b, ind + 2);
+		astra_buf_addf(b, "const bool %s = %s + %d <= (%s)%s;\n", fvec, i0, c->ept, u->limit, fal.buf);
+		for (gi = 0; gi < u->nr_groups; gi++) {
+			struct group *g = &u->groups[gi];
+			char *reg;
+			if (!fills_cache(g))
+				continue;
+			reg = xasprintf("%s_rc%d[%s]", c->pfx, g->cached, cc);
+			gen_chunk_load(c, g, reg, i0, fvec, k, ind + 2, b);
+			free(reg);
+		}
+		indent(b, ind + 1);
+		astra_buf_adds(b, "}\n");
+		indent(b, ind);
+		astra_buf_adds(b, "}\n");
+	}
 
 	indent(b, ind);
 	astra_buf_adds(b, "#pragma unroll\n");
@@ -1960,24 +2040,19 @@ static int gen_cached(struct ck *c, int cache, int ind, struct astra_buf *b)
 		       c->ept);
 	indent(b, ind + 1);
 	astra_buf_addf(b, "if (%s < (%s)) {\n", i0, u->limit);
-	/* alignment of what this loop moves through memory */
+	/* alignment of what this pass moves through memory */
 	for (gi = 0; gi < u->nr_groups; gi++) {
 		struct group *g = &u->groups[gi];
-		char *a, *by;
-		if (!g->mode || (g->cached >= 0 && !g->first && g->mode == 'R'))
+		if (!g->mode || (g->cached >= 0 && g->mode == 'R'))
 			continue;
-		a = addr(g, i0);
-		by = bytes_expr(c, g);
-		astra_buf_addf(&al, " &&\n\t\t    %s(%s, (%s) < 16 ? (%s) : 16)", ASTRA_HELPER("al"), a, by, by);
+		add_align_test(c, g, i0, &al);
 		any_align = 1;
-		free(a);
-		free(by);
 	}
 	{
 		int moves = 0;
 		for (gi = 0; gi < u->nr_groups; gi++) {
 			struct group *g = &u->groups[gi];
-			if (g->mode == 'W' || g->mode == 'X' || ((g->mode == 'R') && (g->cached < 0 || g->first)))
+			if (g->mode == 'W' || g->mode == 'X' || (g->mode == 'R' && g->cached < 0))
 				moves = 1;
 		}
 		if (moves) {
@@ -1988,7 +2063,6 @@ static int gen_cached(struct ck *c, int cache, int ind, struct astra_buf *b)
 	}
 	for (gi = 0; gi < u->nr_groups; gi++) {
 		struct group *g = &u->groups[gi];
-		char *a;
 		if (!g->mode)
 			continue;
 		if (g->cached >= 0) {
@@ -1999,27 +2073,9 @@ static int gen_cached(struct ck *c, int cache, int ind, struct astra_buf *b)
 			astra_buf_addf(b, "alignas(16) %s %s_v%d[%d];\n", g->elem, c->pfx, gi, c->ept);
 			g->reg = xasprintf("%s_v%d", c->pfx, gi);
 		}
-		if (!(g->mode == 'R' || g->mode == 'X') || (g->cached >= 0 && !g->first))
+		if (!(g->mode == 'R' || g->mode == 'X') || g->cached >= 0)
 			continue;
-		a = addr(g, i0);
-		indent(b, ind + 2);
-		astra_buf_addf(b, "if (%s) {\n", vec);
-		indent(b, ind + 3);
-		astra_buf_addf(b, "%s<%d * (int)sizeof(%s)>(%s, %s);\n", g->ldg ? ASTRA_HELPER("ldg") : ASTRA_HELPER("ld"),
-			       c->ept, g->elem, g->reg, a);
-		indent(b, ind + 2);
-		astra_buf_adds(b, "} else {\n");
-		indent(b, ind + 3);
-		astra_buf_adds(b, "#pragma unroll\n");
-		indent(b, ind + 3);
-		astra_buf_addf(b, "for (int %s = 0; %s < %d; ++%s)\n", k, k, c->ept, k);
-		indent(b, ind + 4);
-		astra_buf_addf(b, "if (%s + %s < (%s))\n", i0, k, u->limit);
-		indent(b, ind + 5);
-		astra_buf_addf(b, "%s[%s] = (%s)[%s];\n", g->reg, k, a, k);
-		indent(b, ind + 2);
-		astra_buf_adds(b, "}\n");
-		free(a);
+		gen_chunk_load(c, g, g->reg, i0, vec, k, ind + 2, b);
 	}
 	indent(b, ind + 2);
 	astra_buf_adds(b, "#pragma unroll\n");
@@ -2071,11 +2127,13 @@ static int gen_cached(struct ck *c, int cache, int ind, struct astra_buf *b)
 		u->groups[gi].reg = NULL;
 	}
 	astra_buf_release(&al);
+	astra_buf_release(&fal);
 	astra_buf_release(&bt);
 	free(cc);
 	free(i0);
 	free(k);
 	free(vec);
+	free(fvec);
 	return r;
 }
 
