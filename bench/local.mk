@@ -5,7 +5,7 @@
 ## `make check` compiles all of it (testsuite/cases/kernels/).
 
 EXTRA_DIST += bench/verify bench/verify-gpu.sh \
-	bench/kernels bench/reference bench/bench.cu bench/emulate.h bench/gen-pragmas \
+	bench/kernels bench/reference bench/bench.cu bench/emulate.h bench/gen-pragmas bench/gen-tu2000 \
 	bench/run-reference examples/Makefile examples/README.md examples/layer.cu \
 	examples/layer.h examples/main.cu
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # bench/subst.sh - what a cache-hit compile costs: substitute + compile.
 #
-# For a few translation units (the substitution tests' TU, and three kernels
-# of the benchmark suite with host code that launches them), with the
+# For a few translation units (the substitution tests' TU, three kernels of
+# the benchmark suite with host code that launches them, the 2,000-line TU
+# of bench/bench-extract.sh), with the
 # hand-optimized reference (bench/reference/) or a test variant stored in
 # the cache as the kernel's verified variant, commands are timed,
 # interleaved (bench/runtimes.c):
@@ -127,6 +128,34 @@ for k in rmsnorm softmax silu_and_mul; do
 	cat "$top/bench/kernels/$k.cu" "$work/$k.host" > "$work/$k/$k.cu"
 	bench_tu "$k" "$work/$k" "$k.cu" "$k" "$top/bench/reference/$k.cu" -arch=sm_90 -O3 -std=c++17 -MD
 done
+
+# The 2,000-line TU of the extraction benchmark (bench/gen-tu2000: 40
+# annotated kernels, not templates): one of them with a variant of its own
+# geometry, two tiles per block.  A kernel that is not a template keeps its
+# original beside the variant (another file may launch it).
+mkdir -p "$work/tu2000"
+"$top/bench/gen-tu2000" "$work/tu2000/tu.cu"
+cat > "$work/tu2000-v0.cu" <<'EOV'
+#pragma astra launch(grid=(n + 511) / 512, block=256)
+__global__ void __launch_bounds__(BLOCK) kernel0(float *__restrict__ y, const float *__restrict__ x,
+                                                float alpha, int n)
+{
+	__shared__ float tile[BLOCK];
+	for (int t = 0; t < 2; t++) {
+		int i = (blockIdx.x * 2 + t) * BLOCK + threadIdx.x;
+		float acc = 0.0f;
+		__syncthreads();
+		tile[threadIdx.x] = i < n ? x[i] : 0.0f;
+		__syncthreads();
+#pragma unroll 4
+		for (int j = 0; j < 16; j++)
+			acc += op0(tile[(threadIdx.x + j) % BLOCK], alpha);
+		if (i < n)
+			y[i] = acc;
+	}
+}
+EOV
+bench_tu tu-2000 "$work/tu2000" tu.cu kernel0 "$work/tu2000-v0.cu" -arch=sm_90 -O3 -MD
 
 commit=$(cd "$top" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
 {
