@@ -15,13 +15,14 @@
  * where tid is threadIdx.x (or a local set to it) and red a __shared__
  * array.  It becomes
  *
- *   { T r = astra_bred_sum((T)(E)); if (tid == 0) red[0] = r; }
+ *   { T r = astra_bred_sum<T>((T)(E), true); if (tid == 0) red[0] = r; }
  *   __syncthreads();
  *
  * so the code that reads red[0] afterwards is unchanged.  The block
  * reduction shuffles within each warp and combines the per-warp values in
- * shared memory: log2(32) shuffle steps and two barriers instead of
- * log2(blockDim) barriers.  It also works when blockDim.x is not a power
+ * shared memory: log2(32) shuffle steps and two barriers (the reduction's
+ * and the one after it, which also fences the next call: `true`) instead
+ * of log2(blockDim) barriers.  It also works when blockDim.x is not a power
  * of two.  The order of the additions changes (the verifier's tolerance
  * covers it).  A literal start (s = 128) is accepted only when the block
  * size is that literal times two.
@@ -250,7 +251,7 @@ static int visit_block(struct astra_stmt *blk, void *data)
 		tid = astra_syn_text(w->syn, e->a->b->t0, e->a->b->t1);
 		val = astra_syn_text(w->syn, e->b->t0, e->b->t1);
 		astra_syn_edit_owned(&w->edits, astra_syn_off(w->syn, s1->t0), astra_syn_end(w->syn, s3->t1 - 1),
-				      xasprintf("{\n\t\t%s astra_r = astra_" ASTRA_SFX "_bred_%s<%s>((%s)(%s));\n"
+				      xasprintf("{\n\t\t%s astra_r = astra_" ASTRA_SFX "_bred_%s<%s>((%s)(%s), true);\n"
 						"\t\tif (%s == 0)\n\t\t\t%s[0] = astra_r;\n\t}\n\t__syncthreads();",
 						elem, astra_combine_name((enum astra_combine)comb), elem, elem, val, tid, sd));
 		w->helpers |= HELPER_BLOCK_OF(comb);
