@@ -7,6 +7,13 @@
  *   a / sqrtf(x)               -> a * rsqrtf(x)
  *   1.0f / x                   -> __frcp_rn(x)  (IEEE-rounded, same result, no division)
  *   a / b (float, b not a literal) -> __fdividef(a, b)
+ *   a / s (s a float local set once, never changed)
+ *                              -> a * astra_rcp_s, with
+ *                                 const float astra_rcp_s = __frcp_rn(s);
+ *                                 right after s's declaration: one
+ *                                 reciprocal per thread instead of one per
+ *                                 division (a row's elements divided by its
+ *                                 scale or sum), within 1.5 ulp of a / s
  *   tanhf(x)                   -> tanh.approx.f32 (when the target is sm_75 or later)
  *
  * The results differ from the IEEE functions in the last bits (a few ulp;
@@ -27,6 +34,8 @@ struct fm {
 	struct astra_facts *f;
 	int cc;
 	int tanh_used;
+	const struct astra_local *rcp[16]; /* divisors given a reciprocal */
+	size_t nr_rcp;
 };
 
 static const struct {
@@ -71,6 +80,53 @@ static const struct astra_expr *sqrt_arg(struct fm *fm, const struct astra_expr 
 	    (astra_syn_is(syn, e->a->t0, "sqrt") && is_float(fm, e->args[0])))
 		return e->args[0];
 	return NULL;
+}
+
+/* Where a statement ending at `at` ends its line: after a comment that closes on that line. */
+static size_t after_line(const char *t, size_t len, size_t at)
+{
+	size_t p = at;
+	while (p < len && (t[p] == ' ' || t[p] == '\t'))
+		p++;
+	if (p + 1 < len && t[p] == '/' && t[p + 1] == '/') {
+		while (p < len && t[p] != '\n')
+			p++;
+	} else if (p + 1 < len && t[p] == '/' && t[p + 1] == '*') {
+		for (p += 2; p + 1 < len && !(t[p] == '*' && t[p + 1] == '/') && t[p] != '\n'; p++)
+			;
+		if (p + 1 >= len || t[p] != '*')
+			return at; /* a comment that goes on: insert before it */
+		p += 2;
+		while (p < len && (t[p] == ' ' || t[p] == '\t'))
+			p++;
+	}
+	return p < len && t[p] == '\n' ? p : at;
+}
+
+/*
+ * The divisor d is a float local declared once (a plain declaration, not
+ * in a for-init) and never changed: the local, else NULL.  Also NULL when
+ * the name for its reciprocal is taken, or there is no room left.
+ */
+static const struct astra_local *rcp_divisor(struct fm *fm, const struct astra_expr *d)
+{
+	const struct astra_syn *syn = fm->f->syn;
+	const struct astra_local *l;
+	char *rname;
+	int taken;
+	while (d->kind == EX_PAREN)
+		d = d->a;
+	if (d->kind != EX_IDENT || d->t1 != d->t0 + 1 || fm->nr_rcp == ARRAY_SIZE(fm->rcp))
+		return NULL;
+	l = astra_facts_local_tok(fm->f, d->t0);
+	if (!l || !l->stmt || l->stmt->kind != STMT_DECL || l->is_shared || l->is_pointer ||
+	    !astra_facts_is_const_local(fm->f, l->name, strlen(l->name)) || l->d.ty1 != l->d.ty0 + 1 ||
+	    !astra_syn_is(syn, l->d.ty0, "float"))
+		return NULL;
+	rname = xasprintf("astra_rcp_%s", l->name);
+	taken = astra_facts_local(fm->f, rname, strlen(rname)) != NULL;
+	free(rname);
+	return taken ? NULL : l;
 }
 
 static char *rw(struct astra_syn *syn, struct astra_expr *e, char **kids, size_t n, void *data)
@@ -129,6 +185,17 @@ static char *rw(struct astra_syn *syn, struct astra_expr *e, char **kids, size_t
 			if (!is_float(fm, e->a))
 				return NULL;
 		}
+		{
+			const struct astra_local *l = rcp_divisor(fm, e->b);
+			if (l) {
+				size_t k;
+				for (k = 0; k < fm->nr_rcp && fm->rcp[k] != l; k++)
+					;
+				if (k == fm->nr_rcp)
+					fm->rcp[fm->nr_rcp++] = l;
+				return xasprintf("%s * astra_rcp_%s", kids[0], l->name);
+			}
+		}
 		return xasprintf("__fdividef(%s, %s)", kids[0], kids[1]);
 	}
 	return NULL;
@@ -140,6 +207,7 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	struct astra_syn_edits edits = { NULL, 0, 0 };
 	struct fm fm;
 	int changed, unparsed;
+	size_t i;
 	(void)arg;
 
 	if (astra_facts_build(&f, rk) < 0) {
@@ -149,7 +217,20 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	fm.f = &f;
 	fm.cc = rk->cc;
 	fm.tanh_used = 0;
+	fm.nr_rcp = 0;
 	changed = astra_facts_rewrite(&f, rk->syn.body, rw, &fm, &edits, &unparsed);
+	for (i = 0; i < fm.nr_rcp; i++) {
+		const struct astra_local *l = fm.rcp[i];
+		size_t at = after_line(f.syn->text, f.syn->len, astra_syn_end(f.syn, l->stmt->t1 - 1));
+		size_t bol = astra_syn_off(f.syn, l->stmt->t0), ind;
+		while (bol > 0 && f.syn->text[bol - 1] != '\n')
+			bol--;
+		for (ind = bol; ind < f.syn->len && (f.syn->text[ind] == ' ' || f.syn->text[ind] == '\t'); ind++)
+			;
+		astra_syn_edit_owned(&edits, at, at,
+				      xasprintf("\n%.*sconst float astra_rcp_%s = __frcp_rn(%s);", (int)(ind - bol),
+						f.syn->text + bol, l->name, l->name));
+	}
 	astra_facts_release(&f);
 	if (!changed) {
 		astra_syn_edits_release(&edits);

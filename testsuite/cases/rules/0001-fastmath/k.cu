@@ -17,5 +17,10 @@ __global__ void mathy(float *out, const float *x, double *d, int n)
 	float t = tanhf(v) + v / 3.0f;    /* division by a constant stays */
 	int q = n / 7;                    /* integer division stays */
 	d[i] = d[i] / 3.0 + exp((double)v);  /* double math stays */
-	out[i] = a + b + c + t + q;
+	float s = a + 1.0f; // set once: its reciprocal, right after
+	float e = v / s + x[0] / s;       /* multiplied by it */
+	float r = 2.0f;
+	r += v;
+	float g = v / r;                  /* r changes: __fdividef */
+	out[i] = a + b + c + t + q + e + g;
 }
