@@ -1943,16 +1943,22 @@ static char *pick_prefix(const char *text)
  * next.  Every element runs the body once from registers; vector or scalar
  * accesses fill and drain them depending on alignment and the row's end.
  */
-/* The load of group g's chunk at i0 into reg: vector when vec, else element by element. */
-static void gen_chunk_load(struct ck *c, struct group *g, const char *reg, const char *i0, const char *vec,
-			   const char *k, int ind, struct astra_buf *b)
+/*
+ * Move group g's chunk at i0 between memory and reg (store: reg to memory):
+ * a vector access when vec, else element by element.
+ */
+static void gen_chunk_move(struct ck *c, struct group *g, const char *reg, const char *i0, const char *vec,
+			   const char *k, int ind, int store, struct astra_buf *b)
 {
 	char *a = addr(g, i0);
 	indent(b, ind);
 	astra_buf_addf(b, "if (%s) {\n", vec);
 	indent(b, ind + 1);
-	astra_buf_addf(b, "%s<%d * (int)sizeof(%s)>(%s, %s);\n", g->ldg ? ASTRA_HELPER("ldg") : ASTRA_HELPER("ld"),
-		       c->ept, g->elem, reg, a);
+	if (store)
+		astra_buf_addf(b, "%s<%d * (int)sizeof(%s)>(%s, %s);\n", ASTRA_HELPER("st"), c->ept, g->elem, a, reg);
+	else
+		astra_buf_addf(b, "%s<%d * (int)sizeof(%s)>(%s, %s);\n",
+			       g->ldg ? ASTRA_HELPER("ldg") : ASTRA_HELPER("ld"), c->ept, g->elem, reg, a);
 	indent(b, ind);
 	astra_buf_adds(b, "} else {\n");
 	indent(b, ind + 1);
@@ -1962,7 +1968,10 @@ static void gen_chunk_load(struct ck *c, struct group *g, const char *reg, const
 	indent(b, ind + 2);
 	astra_buf_addf(b, "if (%s + %s < (%s))\n", i0, k, c->u->limit);
 	indent(b, ind + 3);
-	astra_buf_addf(b, "%s[%s] = (%s)[%s];\n", reg, k, a, k);
+	if (store)
+		astra_buf_addf(b, "(%s)[%s] = %s[%s];\n", a, k, reg, k);
+	else
+		astra_buf_addf(b, "%s[%s] = (%s)[%s];\n", reg, k, a, k);
 	indent(b, ind);
 	astra_buf_adds(b, "}\n");
 	free(a);
@@ -2022,7 +2031,7 @@ static int gen_cached(struct ck *c, int cache, int ind, struct astra_buf *b)
 			if (!fills_cache(g))
 				continue;
 			reg = xasprintf("%s_rc%d[%s]", c->pfx, g->cached, cc);
-			gen_chunk_load(c, g, reg, i0, fvec, k, ind + 2, b);
+			gen_chunk_move(c, g, reg, i0, fvec, k, ind + 2, 0, b);
 			free(reg);
 		}
 		indent(b, ind + 1);
@@ -2075,7 +2084,7 @@ static int gen_cached(struct ck *c, int cache, int ind, struct astra_buf *b)
 		}
 		if (!(g->mode == 'R' || g->mode == 'X') || g->cached >= 0)
 			continue;
-		gen_chunk_load(c, g, g->reg, i0, vec, k, ind + 2, b);
+		gen_chunk_move(c, g, g->reg, i0, vec, k, ind + 2, 0, b);
 	}
 	indent(b, ind + 2);
 	astra_buf_adds(b, "#pragma unroll\n");
@@ -2096,27 +2105,8 @@ static int gen_cached(struct ck *c, int cache, int ind, struct astra_buf *b)
 	astra_buf_adds(b, "}\n");
 	for (gi = 0; gi < u->nr_groups; gi++) {
 		struct group *g = &u->groups[gi];
-		char *a;
-		if (g->mode != 'W' && g->mode != 'X')
-			continue;
-		a = addr(g, i0);
-		indent(b, ind + 2);
-		astra_buf_addf(b, "if (%s) {\n", vec);
-		indent(b, ind + 3);
-		astra_buf_addf(b, "%s<%d * (int)sizeof(%s)>(%s, %s);\n", ASTRA_HELPER("st"), c->ept, g->elem, a, g->reg);
-		indent(b, ind + 2);
-		astra_buf_adds(b, "} else {\n");
-		indent(b, ind + 3);
-		astra_buf_adds(b, "#pragma unroll\n");
-		indent(b, ind + 3);
-		astra_buf_addf(b, "for (int %s = 0; %s < %d; ++%s)\n", k, k, c->ept, k);
-		indent(b, ind + 4);
-		astra_buf_addf(b, "if (%s + %s < (%s))\n", i0, k, u->limit);
-		indent(b, ind + 5);
-		astra_buf_addf(b, "(%s)[%s] = %s[%s];\n", a, k, g->reg, k);
-		indent(b, ind + 2);
-		astra_buf_adds(b, "}\n");
-		free(a);
+		if (g->mode == 'W' || g->mode == 'X')
+			gen_chunk_move(c, g, g->reg, i0, vec, k, ind + 2, 1, b);
 	}
 	indent(b, ind + 1);
 	astra_buf_adds(b, "}\n");

@@ -17,6 +17,19 @@ __device__ __forceinline__ bool topk_gating_softmax_before(float v, int i, float
 	return i >= 0 && (bi < 0 || v > bv || (v == bv && i < bi));
 }
 
+/* Every lane gets the warp's best (bv, bi) in that order. */
+__device__ __forceinline__ void topk_gating_softmax_warp_best(float &bv, int &bi)
+{
+	for (int o = 16; o > 0; o >>= 1) {
+		float ov = __shfl_xor_sync(0xffffffffu, bv, o);
+		int oi = __shfl_xor_sync(0xffffffffu, bi, o);
+		if (topk_gating_softmax_before(ov, oi, bv, bi)) {
+			bv = ov;
+			bi = oi;
+		}
+	}
+}
+
 #pragma astra launch(grid=(tokens + 7) / 8, block=256)
 __global__ void topk_gating_softmax(float *topk_weights, int *topk_indices,
 				    const float *gating_output, int tokens, int experts,
@@ -58,14 +71,7 @@ __global__ void topk_gating_softmax(float *topk_weights, int *topk_indices,
 					bi = e;
 				}
 			}
-			for (int o = 16; o > 0; o >>= 1) {
-				float ov = __shfl_xor_sync(0xffffffffu, bv, o);
-				int oi = __shfl_xor_sync(0xffffffffu, bi, o);
-				if (topk_gating_softmax_before(ov, oi, bv, bi)) {
-					bv = ov;
-					bi = oi;
-				}
-			}
+			topk_gating_softmax_warp_best(bv, bi);
 			if (bi >= 0 && (bi & 31) == lane)
 				taken |= 1u << (bi >> 5);
 			float wv = expf(bv - m) / sum;
@@ -103,14 +109,7 @@ __global__ void topk_gating_softmax(float *topk_weights, int *topk_indices,
 				bi = e;
 			}
 		}
-		for (int o = 16; o > 0; o >>= 1) {
-			float ov = __shfl_xor_sync(0xffffffffu, bv, o);
-			int oi = __shfl_xor_sync(0xffffffffu, bi, o);
-			if (topk_gating_softmax_before(ov, oi, bv, bi)) {
-				bv = ov;
-				bi = oi;
-			}
-		}
+		topk_gating_softmax_warp_best(bv, bi);
 		float wv = expf(bv - m) / sum;
 		if (lane == (j & 31)) {
 			idx[j] = bi;
