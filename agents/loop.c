@@ -206,6 +206,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 	struct astra_profile baseline = { 0 };
 	int have_baseline = 0, round, cc = 0;
 	double t0 = astra_now(), last_round = 0, round_t0;
+	size_t last_n = 0;
 	struct loop l = { tu, k, cl, opts };
 	unsigned long long seed = 0x5eed0000ull;
 
@@ -284,6 +285,26 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 			free(cands);
 			free(names);
 			break;
+		}
+		if (round > 0) {
+			/* As many as the budget has room for, in the optimizers' order. */
+			size_t fit = astra_profile_fit_round(astra_now() - t0, budget, last_round, last_n, n);
+			if (!fit) {
+				astra_vec_pushf(&res->log, "stopped: round %d would overrun the time budget of %.0f s",
+						round, budget);
+				for (i = 0; i < n; i++)
+					astra_variant_release(&cands[i]);
+				free(cands);
+				free(names);
+				break;
+			}
+			if (fit < n) {
+				astra_vec_pushf(&res->log, "round %d: %zu of %zu candidates, to fit the time budget of %.0f s",
+						round, fit, n, budget);
+				for (i = fit; i < n; i++)
+					astra_variant_release(&cands[i]);
+				n = fit;
+			}
 		}
 		for (i = 0; i < n; i++)
 			names[i] = cands[i].origin;
@@ -378,6 +399,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		res->evidence = vr;
 		res->have_evidence = 1;
 		last_round = astra_now() - round_t0;
+		last_n = n;
 		progress(opts, k, round, n, best_speedup, "judged");
 		if (!improved && round > 0) {
 			astra_vec_pushf(&res->log, "stopped: round %d brought no gain", round);

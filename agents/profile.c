@@ -49,3 +49,16 @@ int astra_profile_prefer(double sp, double sp_large, double cur, double cur_larg
 		return 1;
 	return sp > cur * (1 + gain) && sp_large * (1 + gain) >= cur_large;
 }
+
+size_t astra_profile_fit_round(double elapsed, double budget, double last_round, size_t last_n, size_t n)
+{
+	double per, room, fit;
+	if (!last_n || last_round <= 0)
+		return n;
+	per = last_round / (double)last_n;
+	room = budget - elapsed - 0.5 * last_round;
+	if (room < per)
+		return 0;
+	fit = floor(room / per);
+	return fit >= (double)n ? n : (size_t)fit;
+}

@@ -60,6 +60,16 @@ int astra_profile_prefer(double sp, double sp_large, double cur, double cur_larg
 			 double tie);
 
 /*
+ * How many of a round's n proposed candidates fit the loop's time budget:
+ * the previous round took last_round seconds for last_n candidates (its
+ * whole time charged to them, which overestimates a larger round: the
+ * fixed part is counted per candidate), and the confirmation afterwards
+ * about half a round.  elapsed: seconds since the loop started.  0: stop.
+ * Without a previous round, n.
+ */
+size_t astra_profile_fit_round(double elapsed, double budget, double last_round, size_t last_n, size_t n);
+
+/*
  * Fill prof from a timing, the bytes and FLOPs one launch moves and does,
  * and the ceilings (NULL or zeros: fractions 0).  regs/spills are left as
  * they are.  Returns 1 when the achieved rate is above the ceiling by more

@@ -108,5 +108,19 @@ int main(void)
 	CHECK_INT(astra_profile_prefer(1.050, 1.020, 1.0, 1.0, 0, 0.01, 0.03), 1);
 	CHECK_INT(astra_profile_prefer(1.005, 0.990, 1.0, 1.0, 0, 0.01, 0.03), 0);
 
+	/*
+	 * A round's candidates that fit the time budget.  The case that made
+	 * it (embedding on an H100, -j 1): 73 s in, round 1 took 23 s for 3
+	 * candidates, round 2 proposed 8 and took 34 s, then the confirmation
+	 * 13 s: 120.2 s of a 120 s budget.  Now 4 of the 8.
+	 */
+	CHECK_INT(astra_profile_fit_round(73.0, 120.0, 23.0, 3, 8), 4);
+	CHECK_INT(astra_profile_fit_round(30.0, 120.0, 23.0, 3, 8), 8);     /* room for all */
+	CHECK_INT(astra_profile_fit_round(100.0, 120.0, 23.0, 3, 8), 1);    /* 8.5 s of room, 7.7 s each */
+	CHECK_INT(astra_profile_fit_round(105.0, 120.0, 23.0, 3, 8), 0);    /* not even one: stop */
+	CHECK_INT(astra_profile_fit_round(100.0, 120.0, 0.0, 0, 5), 5);     /* no previous round */
+	CHECK_INT(astra_profile_fit_round(100.0, 120.0, 10.0, 10, 5), 5);   /* 1 s each, 15 s of room */
+	CHECK_INT(astra_profile_fit_round(100.0, 120.0, 10.0, 10, 50), 15);
+
 	return unit_done();
 }
