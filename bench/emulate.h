@@ -45,6 +45,11 @@
 #define __global__
 #define __device__
 #define __shared__ static
+#undef __launch_bounds__
+#define __launch_bounds__(...)
+#ifndef __clang__
+#define __builtin_assume(x) ((void)0)
+#endif
 
 namespace emu {
 
@@ -262,6 +267,8 @@ inline Fiber &self() { return *L().cur; }
 #define gridDim (emu::L().grid)
 
 inline void __syncthreads() { emu::yield(emu::WAIT_BLOCK); }
+/* a barrier of the live lanes of the warp (the mask is taken to be all of them) */
+inline void __syncwarp(unsigned = 0xffffffffu) { emu::yield(emu::WAIT_WARP); }
 
 /*
  * Each lane publishes its value and waits for the warp.  Shuffles alternate
@@ -284,9 +291,30 @@ template <typename T> inline T __shfl_xor_sync(unsigned, T v, int lane_mask)
 	return r;
 }
 
+/* lane + delta of the warp, or the caller's own value past the warp's end */
+template <typename T> inline T __shfl_down_sync(unsigned, T v, unsigned delta)
+{
+	static_assert(sizeof(T) <= 8, "shuffle of a wide type");
+	emu::Launch &l = emu::L();
+	emu::Fiber &f = emu::self();
+	size_t n = l.fibers.size(), base = (f.shuffles++ & 1) * n;
+	unsigned lane = f.linear & 31u, other = lane + delta < 32 ? f.linear + delta : f.linear;
+	if (other >= n)
+		emu::die("shuffle with a lane outside the block");
+	memcpy(&l.slots[base + f.linear], &v, sizeof v);
+	emu::yield(emu::WAIT_WARP);
+	T r;
+	memcpy(&r, &l.slots[base + other], sizeof r);
+	return r;
+}
+
+/* the read-only path is a plain load here */
+template <typename T> inline T __ldg(const T *p) { return *p; }
+
 inline float __expf(float x) { return expf(x); }
 inline float __logf(float x) { return logf(x); }
 inline float __fdividef(float a, float b) { return a / b; }
+inline float __frcp_rn(float x) { return 1.0f / x; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }

@@ -25,4 +25,5 @@ libastra_a_SOURCES += \
 	rules/r-fastmath.c \
 	rules/r-unroll.c \
 	rules/r-restrict.c \
-	rules/r-launchbounds.c
+	rules/r-launchbounds.c \
+	rules/r-select.c

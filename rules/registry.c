@@ -13,6 +13,7 @@
 extern const struct astra_rule astra_rule_tune;
 extern const struct astra_rule astra_rule_block_per_row;
 extern const struct astra_rule astra_rule_warp_per_row;
+extern const struct astra_rule astra_rule_select_regs;
 extern const struct astra_rule astra_rule_transpose;
 extern const struct astra_rule astra_rule_elems;
 extern const struct astra_rule astra_rule_grid_stride;
@@ -31,6 +32,7 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_tune,
 	&astra_rule_block_per_row,
 	&astra_rule_warp_per_row,
+	&astra_rule_select_regs,
 	&astra_rule_transpose,
 	&astra_rule_elems,
 	&astra_rule_grid_stride,
