@@ -274,38 +274,35 @@ inline void __syncwarp(unsigned = 0xffffffffu) { emu::yield(emu::WAIT_WARP); }
  * Each lane publishes its value and waits for the warp.  Shuffles alternate
  * between two slot buffers: a lane can only overwrite buffer b again after
  * the next shuffle's barrier, which every lane reaches after reading b.
+ * other(lane) is the lane, 0-31, whose value this lane gets.
  */
-template <typename T> inline T __shfl_xor_sync(unsigned, T v, int lane_mask)
+namespace emu {
+template <typename T, typename F> inline T shuffle(T v, F other)
 {
 	static_assert(sizeof(T) <= 8, "shuffle of a wide type");
-	emu::Launch &l = emu::L();
-	emu::Fiber &f = emu::self();
+	Launch &l = L();
+	Fiber &f = self();
 	size_t n = l.fibers.size(), base = (f.shuffles++ & 1) * n;
-	unsigned other = (f.linear & ~31u) | ((f.linear & 31u) ^ (unsigned)lane_mask);
-	if (other >= n)
-		emu::die("shuffle with a lane outside the block");
+	size_t from = (f.linear & ~31u) | other(f.linear & 31u);
+	if (from >= n)
+		die("shuffle with a lane outside the block");
 	memcpy(&l.slots[base + f.linear], &v, sizeof v);
-	emu::yield(emu::WAIT_WARP);
+	yield(WAIT_WARP);
 	T r;
-	memcpy(&r, &l.slots[base + other], sizeof r);
+	memcpy(&r, &l.slots[base + from], sizeof r);
 	return r;
 }
+} // namespace emu
 
-/* lane + delta of the warp, or the caller's own value past the warp's end */
+template <typename T> inline T __shfl_xor_sync(unsigned, T v, int lane_mask)
+{
+	return emu::shuffle(v, [=](unsigned lane) { return lane ^ (unsigned)lane_mask; });
+}
+
+/* lane + delta, or the caller's own value past the warp's end */
 template <typename T> inline T __shfl_down_sync(unsigned, T v, unsigned delta)
 {
-	static_assert(sizeof(T) <= 8, "shuffle of a wide type");
-	emu::Launch &l = emu::L();
-	emu::Fiber &f = emu::self();
-	size_t n = l.fibers.size(), base = (f.shuffles++ & 1) * n;
-	unsigned lane = f.linear & 31u, other = lane + delta < 32 ? f.linear + delta : f.linear;
-	if (other >= n)
-		emu::die("shuffle with a lane outside the block");
-	memcpy(&l.slots[base + f.linear], &v, sizeof v);
-	emu::yield(emu::WAIT_WARP);
-	T r;
-	memcpy(&r, &l.slots[base + other], sizeof r);
-	return r;
+	return emu::shuffle(v, [=](unsigned lane) { return lane + delta < 32 ? lane + delta : lane; });
 }
 
 /* the read-only path is a plain load here */
