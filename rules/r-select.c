@@ -65,7 +65,8 @@ struct match {
 	struct astra_stmt *outer, *inner, *argmax;
 	char *j, *e, *p, *taken, *best, *bv, *idx, *g;
 	char *lane, *n;         /* texts of LANE and N */
-	char *type;             /* the row's element type */
+	struct astra_expr *val; /* G[e] */
+	const char *type;       /* the row's element type */
 	long q;
 };
 
@@ -234,6 +235,7 @@ static int argmax_if(struct sel *s, struct astra_stmt *iff, struct match *m)
 	m->best = astra_syn_tokstr(s->syn, lt->a->t0);
 	m->bv = astra_syn_tokstr(s->syn, gt->b->t0);
 	m->g = astra_syn_tokstr(s->syn, val->a->t0);
+	m->val = val;
 	then = iff->kids[0];
 	if (then->kind != STMT_BLOCK || then->nr_kids != 2 || then->kids[0]->kind != STMT_EXPR ||
 	    then->kids[1]->kind != STMT_EXPR)
@@ -368,8 +370,9 @@ static int match_inner(struct sel *s, struct match *m)
 	const struct astra_syn *syn = s->syn;
 	struct astra_stmt *body = m->outer->kids[0], *ib, *member, *st;
 	size_t i0, i1, b0, b1, i;
-	char *pb, *np;
+	char *np;
 	const struct astra_param *gp;
+	const struct astra_local *gl;
 	char *off = NULL;
 	struct astra_expr *lane;
 	long long maxn;
@@ -447,18 +450,12 @@ static int match_inner(struct sel *s, struct match *m)
 		s->why = "the row is not const data of a parameter under `noalias`";
 		return 0;
 	}
-	pb = xasprintf("%s", m->g);
-	{
-		const struct astra_local *l = astra_facts_local(&s->f, pb, strlen(pb));
-		int ok = !l || (l->nr_decls == 1 && !l->assigned && l->d.name < m->outer->t0);
-		free(pb);
-		if (!ok) {
-			s->why = "the row's pointer is not set before the rounds";
-			return 0;
-		}
+	gl = astra_facts_local(&s->f, m->g, strlen(m->g));
+	if (gl && (gl->nr_decls != 1 || gl->assigned || gl->d.name >= m->outer->t0)) {
+		s->why = "the row's pointer is not set before the rounds";
+		return 0;
 	}
-	ty = astra_facts_type(&s->f, unparen(astra_syn_expr(s->syn, ib->kids[2]->kids[0]->kids[1]->a0,
-							   ib->kids[2]->kids[0]->kids[1]->a1))->b);
+	ty = astra_facts_type(&s->f, m->val);
 	m->type = ty == TY_FLOAT ? "float" : ty == TY_DOUBLE ? "double" : ty == TY_INT ? "int" : NULL;
 	if (!m->type) {
 		s->why = "the row's elements are not float, double or int";
