@@ -104,6 +104,19 @@ int astra_rk_edit(struct astra_rk *rk, const struct astra_syn_edits *e)
 	return 0;
 }
 
+char *astra_rk_line_indent(const struct astra_rk *rk, size_t off, size_t *line)
+{
+	const char *t = rk->text;
+	size_t ls = off, e;
+	while (ls > 0 && t[ls - 1] != '\n')
+		ls--;
+	for (e = ls; e < off && (t[e] == '\t' || t[e] == ' '); e++)
+		;
+	if (line)
+		*line = ls;
+	return xstrndup(t + ls, e - ls);
+}
+
 void astra_rk_edit_line_before(const struct astra_rk *rk, size_t off, const char *line, struct astra_syn_edits *e)
 {
 	const char *t = rk->text;

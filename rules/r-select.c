@@ -91,11 +91,6 @@ static struct astra_expr *unparen(struct astra_expr *e)
 	return e;
 }
 
-static int is_ident(const struct astra_syn *syn, const struct astra_expr *e, const char *name)
-{
-	return e && e->kind == EX_IDENT && e->t1 == e->t0 + 1 && astra_syn_is(syn, e->t0, name);
-}
-
 static int is_op(const struct astra_syn *syn, const struct astra_expr *e, enum astra_expr_kind kind, const char *op)
 {
 	return e && e->kind == kind && astra_syn_is(syn, e->op, op);
@@ -177,11 +172,11 @@ static int membership(struct sel *s, struct astra_stmt *st, struct match *m)
 	if (!st || st->kind != STMT_EXPR)
 		return 0;
 	a = astra_syn_expr(s->syn, st->a0, st->a1);
-	if (!a || a->kind != EX_ASSIGN || !is_ident(s->syn, a->a, m->taken))
+	if (!a || a->kind != EX_ASSIGN || !astra_syn_is_name(s->syn, a->a, m->taken))
 		return 0;
 	if (astra_syn_is(s->syn, a->op, "=")) {
 		x = unparen(a->b);
-		if (!is_op(s->syn, x, EX_BINARY, "||") || !is_ident(s->syn, unparen(x->a), m->taken))
+		if (!is_op(s->syn, x, EX_BINARY, "||") || !astra_syn_is_name(s->syn, unparen(x->a), m->taken))
 			return 0;
 		x = unparen(x->b);
 	} else if (astra_syn_is(s->syn, a->op, "|=")) {
@@ -193,59 +188,50 @@ static int membership(struct sel *s, struct astra_stmt *st, struct match *m)
 		return 0;
 	ix = unparen(x->a);
 	y = unparen(x->b);
-	if (is_ident(s->syn, ix, m->e)) {
+	if (astra_syn_is_name(s->syn, ix, m->e)) {
 		ix = y;
 		y = unparen(x->a);
 	}
-	if (!ix || ix->kind != EX_INDEX || !is_ident(s->syn, unparen(ix->b), m->p) || !ix->a ||
-	    ix->a->kind != EX_IDENT || ix->a->t1 != ix->a->t0 + 1 || !is_ident(s->syn, y, m->e))
+	if (!ix || ix->kind != EX_INDEX || !astra_syn_is_name(s->syn, unparen(ix->b), m->p) || !ix->a ||
+	    ix->a->kind != EX_IDENT || ix->a->t1 != ix->a->t0 + 1 || !astra_syn_is_name(s->syn, y, m->e))
 		return 0;
 	m->idx = astra_syn_tokstr(s->syn, ix->a->t0);
 	return 1;
 }
 
-/* `if (!taken && (best < 0 || G[e] > bv)) { best = e; bv = G[e]; }`: fills best, bv, g. */
+/* `if (!taken && (best < 0 || G[e] > bv)) { best = e; bv = G[e]; }`: fills best, bv, g, val. */
 static int argmax_if(struct sel *s, struct astra_stmt *iff, struct match *m)
 {
-	struct astra_expr *c, *x, *lt, *gt, *val, *a1, *a2;
+	struct astra_expr *c, *x, *a1, *a2, *val;
 	struct astra_stmt *then;
 	char *vt, *v2;
 	int ok;
 	if (iff->kind != STMT_IF || iff->nr_kids != 1)
 		return 0;
-	c = unparen(astra_syn_expr(s->syn, iff->a0, iff->a1));
-	if (!is_op(s->syn, c, EX_BINARY, "&&"))
-		return 0;
-	x = unparen(c->a);
-	if (!is_op(s->syn, x, EX_UNARY, "!") || !is_ident(s->syn, unparen(x->a), m->taken))
-		return 0;
-	x = unparen(c->b);
-	if (!is_op(s->syn, x, EX_BINARY, "||"))
-		return 0;
-	lt = unparen(x->a);
-	gt = unparen(x->b);
-	if (!is_op(s->syn, lt, EX_BINARY, "<") || !is_op(s->syn, gt, EX_BINARY, ">") || lt->a->kind != EX_IDENT ||
-	    lt->a->t1 != lt->a->t0 + 1 || !lt->b || lt->b->kind != EX_LIT || !astra_syn_is(s->syn, lt->b->t0, "0") ||
-	    !gt->b || gt->b->kind != EX_IDENT || gt->b->t1 != gt->b->t0 + 1)
-		return 0;
-	val = unparen(gt->a);
-	if (!val || val->kind != EX_INDEX || !val->a || val->a->kind != EX_IDENT || val->a->t1 != val->a->t0 + 1 ||
-	    !is_ident(s->syn, unparen(val->b), m->e))
-		return 0;
-	m->best = astra_syn_tokstr(s->syn, lt->a->t0);
-	m->bv = astra_syn_tokstr(s->syn, gt->b->t0);
-	m->g = astra_syn_tokstr(s->syn, val->a->t0);
-	m->val = val;
 	then = iff->kids[0];
 	if (then->kind != STMT_BLOCK || then->nr_kids != 2 || then->kids[0]->kind != STMT_EXPR ||
 	    then->kids[1]->kind != STMT_EXPR)
 		return 0;
 	a1 = astra_syn_expr(s->syn, then->kids[0]->a0, then->kids[0]->a1);
 	a2 = astra_syn_expr(s->syn, then->kids[1]->a0, then->kids[1]->a1);
-	if (!is_op(s->syn, a1, EX_ASSIGN, "=") || !is_op(s->syn, a2, EX_ASSIGN, "=") ||
-	    !is_ident(s->syn, a1->a, m->best) || !is_ident(s->syn, unparen(a1->b), m->e) ||
-	    !is_ident(s->syn, a2->a, m->bv))
+	if (!is_op(s->syn, a1, EX_ASSIGN, "=") || !is_op(s->syn, a2, EX_ASSIGN, "=") || a1->a->kind != EX_IDENT ||
+	    a1->a->t1 != a1->a->t0 + 1 || a2->a->kind != EX_IDENT || a2->a->t1 != a2->a->t0 + 1 ||
+	    !astra_syn_is_name(s->syn, a1->b, m->e))
 		return 0;
+	m->best = astra_syn_tokstr(s->syn, a1->a->t0);
+	m->bv = astra_syn_tokstr(s->syn, a2->a->t0);
+	c = unparen(astra_syn_expr(s->syn, iff->a0, iff->a1));
+	if (!is_op(s->syn, c, EX_BINARY, "&&"))
+		return 0;
+	x = unparen(c->a);
+	if (!is_op(s->syn, x, EX_UNARY, "!") || !astra_syn_is_name(s->syn, x->a, m->taken))
+		return 0;
+	val = unparen(astra_syn_argmax_value(s->syn, c->b, m->best, m->bv));
+	if (!val || val->kind != EX_INDEX || !val->a || val->a->kind != EX_IDENT || val->a->t1 != val->a->t0 + 1 ||
+	    !astra_syn_is_name(s->syn, val->b, m->e))
+		return 0;
+	m->g = astra_syn_tokstr(s->syn, val->a->t0);
+	m->val = val;
 	vt = astra_syn_text(s->syn, val->t0, val->t1);
 	v2 = astra_syn_text(s->syn, unparen(a2->b)->t0, unparen(a2->b)->t1);
 	ok = !strcmp(vt, v2);
@@ -435,8 +421,8 @@ static int match_inner(struct sel *s, struct match *m)
 		if (st->kind != STMT_EXPR)
 			continue;
 		c = astra_syn_expr(s->syn, st->a0, st->a1);
-		if (c && c->kind == EX_CALL && c->nr_args == 2 && is_ident(syn, c->a, ASTRA_HELPER("wargmax")) &&
-		    is_ident(syn, unparen(c->args[0]), m->bv) && is_ident(syn, unparen(c->args[1]), m->best))
+		if (c && c->kind == EX_CALL && c->nr_args == 2 && astra_syn_is_name(syn, c->a, ASTRA_HELPER("wargmax")) &&
+		    astra_syn_is_name(syn, unparen(c->args[0]), m->bv) && astra_syn_is_name(syn, unparen(c->args[1]), m->best))
 			m->argmax = st;
 	}
 	if (!m->argmax) {
@@ -481,15 +467,28 @@ static int match_inner(struct sel *s, struct match *m)
 	return idx_uses(s, m, member);
 }
 
+/* text with ind after each newline, except before a preprocessor line (malloc'd) */
+static char *indent_lines(const char *text, const char *ind)
+{
+	struct astra_buf o = ASTRA_BUF_INIT;
+	for (; *text; text++) {
+		astra_buf_addch(&o, *text);
+		if (*text == '\n' && text[1] && text[1] != '#')
+			astra_buf_adds(&o, ind);
+	}
+	return astra_buf_detach(&o, NULL);
+}
+
 static void rewrite(struct sel *s, struct match *m)
 {
 	const struct astra_syn *syn = s->syn;
-	const char *t = syn->text;
 	struct astra_buf b = ASTRA_BUF_INIT;
-	size_t ls, off, end;
-	char *ind, *orig;
+	size_t off, end;
+	char *ind, *text, *orig;
 
 	/* before the rounds: the lane's elements and the mask */
+	off = astra_syn_off(syn, m->outer->t0);
+	ind = astra_rk_line_indent(s->rk, off, NULL);
 	astra_buf_addf(&b,
 		       "const bool astra_sel_fit = (%s) <= 32 * %ld;\n"
 		       "%s astra_sel_v[%ld] = {};\n"
@@ -503,67 +502,42 @@ static void rewrite(struct sel *s, struct match *m)
 		       "\t}\n"
 		       "}",
 		       m->n, m->q, m->type, m->q, m->q, m->lane, m->n, m->g);
-	/* every line indented like the rounds' loop */
-	off = astra_syn_off(syn, m->outer->t0);
-	for (ls = off; ls > 0 && t[ls - 1] != '\n'; ls--)
-		;
-	ind = xstrndup(t + ls, off - ls);
-	{
-		struct astra_buf c = ASTRA_BUF_INIT;
-		const char *p = b.buf;
-		while (*p) {
-			size_t n = strcspn(p, "\n");
-			astra_buf_addf(&c, "%s%.*s\n", p[0] == '#' ? "" : ind, (int)n, p);
-			p += n + (p[n] == '\n');
-		}
-		astra_syn_edit_owned(&s->edits, ls, ls, astra_buf_detach(&c, NULL));
-	}
+	text = indent_lines(b.buf, ind);
+	astra_rk_edit_line_before(s->rk, off, text, &s->edits);
+	free(text);
+	free(ind);
 
-	/* the selection: from registers while the row fits */
+	/* the selection: from registers while the row fits, else the loop as written */
 	off = astra_syn_off(syn, m->inner->t0);
 	end = astra_syn_end(syn, m->inner->t1 - 1);
-	for (ls = off; ls > 0 && t[ls - 1] != '\n'; ls--)
-		;
-	free(ind);
-	ind = xstrndup(t + ls, off - ls);
-	{
-		/* the original loop one level deeper, in the else branch */
-		struct astra_buf o = ASTRA_BUF_INIT;
-		size_t i;
-		for (i = off; i < end; i++) {
-			astra_buf_addch(&o, t[i]);
-			if (t[i] == '\n' && i + 1 < end && t[i + 1] != '#')
-				astra_buf_adds(&o, "\t");
-		}
-		orig = astra_buf_detach(&o, NULL);
-	}
+	ind = astra_rk_line_indent(s->rk, off, NULL);
+	text = xstrndup(syn->text + off, end - off);
+	orig = indent_lines(text, "\t");
+	free(text);
 	astra_buf_reset(&b);
 	astra_buf_addf(&b,
 		       "if (astra_sel_fit) {\n"
 		       "#pragma unroll\n"
-		       "%s\tfor (int astra_sel_q = 0; astra_sel_q < %ld; ++astra_sel_q) {\n"
-		       "%s\t\tconst int %s = (%s) + 32 * astra_sel_q;\n"
-		       "%s\t\tif (%s < (%s) && !((astra_sel_taken >> astra_sel_q) & 1u) &&\n"
-		       "%s\t\t    (%s < 0 || astra_sel_v[astra_sel_q] > %s)) {\n"
-		       "%s\t\t\t%s = %s;\n"
-		       "%s\t\t\t%s = astra_sel_v[astra_sel_q];\n"
-		       "%s\t\t}\n"
-		       "%s\t}\n"
-		       "%s} else {\n"
-		       "%s\t%s\n"
-		       "%s}",
-		       ind, m->q, ind, m->e, m->lane, ind, m->e, m->n, ind, m->best, m->bv, ind, m->best, m->e, ind,
-		       m->bv, ind, ind, ind, ind, orig, ind);
-	astra_syn_edit_owned(&s->edits, off, end, astra_buf_detach(&b, NULL));
+		       "\tfor (int astra_sel_q = 0; astra_sel_q < %ld; ++astra_sel_q) {\n"
+		       "\t\tconst int %s = (%s) + 32 * astra_sel_q;\n"
+		       "\t\tif (%s < (%s) && !((astra_sel_taken >> astra_sel_q) & 1u) &&\n"
+		       "\t\t    (%s < 0 || astra_sel_v[astra_sel_q] > %s)) {\n"
+		       "\t\t\t%s = %s;\n"
+		       "\t\t\t%s = astra_sel_v[astra_sel_q];\n"
+		       "\t\t}\n"
+		       "\t}\n"
+		       "} else {\n",
+		       m->q, m->e, m->lane, m->e, m->n, m->best, m->bv, m->best, m->e, m->bv);
+	text = indent_lines(b.buf, ind);
+	/* orig's lines after the first keep their own indentation, one tab deeper */
+	astra_syn_edit_owned(&s->edits, off, end, xasprintf("%s%s\t%s\n%s}", text, ind, orig, ind));
+	free(text);
 	free(orig);
+	free(ind);
 
 	/* the lane that owns the chosen element marks it */
 	end = astra_syn_end(syn, m->argmax->t1 - 1);
-	off = astra_syn_off(syn, m->argmax->t0);
-	for (ls = off; ls > 0 && t[ls - 1] != '\n'; ls--)
-		;
-	free(ind);
-	ind = xstrndup(t + ls, off - ls);
+	ind = astra_rk_line_indent(s->rk, astra_syn_off(syn, m->argmax->t0), NULL);
 	astra_syn_edit_owned(&s->edits, end, end,
 			     xasprintf("\n%sif (astra_sel_fit && %s >= 0 && (%s & 31) == (%s))\n"
 				       "%s\tastra_sel_taken |= 1u << (%s >> 5);",

@@ -42,30 +42,6 @@ static void fail(struct rm *m, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int indent_of(struct rm *m, size_t off)
-{
-	const char *t = m->rk->text;
-	size_t ls = off;
-	int n = 0;
-	while (ls > 0 && t[ls - 1] != '\n')
-		ls--;
-	for (; ls < off && (t[ls] == '\t' || t[ls] == ' '); ls++)
-		n++;
-	return n;
-}
-
-static char *ind_text(struct rm *m, size_t off)
-{
-	const char *t = m->rk->text;
-	size_t ls = off, e;
-	while (ls > 0 && t[ls - 1] != '\n')
-		ls--;
-	for (e = ls; e < off && (t[e] == '\t' || t[e] == ' '); e++)
-		;
-	(void)indent_of;
-	return xstrndup(t + ls, e - ls);
-}
-
 /* ------------------------------------------------------------ memory */
 
 /* The pointer behind an INDEX base token: a parameter (or an alias of one), NULL otherwise. */
@@ -227,9 +203,7 @@ static int comb_of_call(struct rm *m, const struct astra_expr *call)
 
 static int is_name(struct rm *m, const struct astra_expr *e, const char *name)
 {
-	while (e->kind == EX_PAREN)
-		e = e->a;
-	return e->kind == EX_IDENT && e->t1 == e->t0 + 1 && astra_syn_is(m->syn, e->t0, name);
+	return astra_syn_is_name(m->syn, e, name);
 }
 
 struct upd {
@@ -357,37 +331,6 @@ static int is_name_tok(struct rm *m, size_t t, const char *name)
 	       !(t > 0 && (astra_syn_is(m->syn, t - 1, ".") || astra_syn_is(m->syn, t - 1, "->")));
 }
 
-/* Find `best < 0 || VAL > bv` among the && / || structure of cond; its VAL, or NULL. */
-static struct astra_expr *argmax_cond(struct rm *m, struct astra_expr *e, const char *best, const char *bv)
-{
-	while (e && e->kind == EX_PAREN)
-		e = e->a;
-	if (!e || e->kind != EX_BINARY)
-		return NULL;
-	if (astra_syn_is(m->syn, e->op, "&&")) {
-		struct astra_expr *r = argmax_cond(m, e->a, best, bv);
-		return r ? r : argmax_cond(m, e->b, best, bv);
-	}
-	if (astra_syn_is(m->syn, e->op, "||")) {
-		struct astra_expr *x = e->a, *y = e->b, *lt, *gt;
-		while (x->kind == EX_PAREN)
-			x = x->a;
-		while (y->kind == EX_PAREN)
-			y = y->a;
-		lt = x;
-		gt = y;
-		if (!(lt->kind == EX_BINARY && astra_syn_is(m->syn, lt->op, "<"))) {
-			lt = y;
-			gt = x;
-		}
-		if (lt->kind == EX_BINARY && astra_syn_is(m->syn, lt->op, "<") && is_name(m, lt->a, best) &&
-		    lt->b->kind == EX_LIT && astra_syn_is(m->syn, lt->b->t0, "0") && gt->kind == EX_BINARY &&
-		    astra_syn_is(m->syn, gt->op, ">") && is_name(m, gt->b, bv))
-			return gt->a;
-	}
-	return NULL;
-}
-
 /*
  * The argmax idiom of a top-k selection: the loop's only effect on the row
  * is `if (COND && (best < 0 || VAL > bv)) { best = j; bv = VAL; }`, with
@@ -442,7 +385,7 @@ static int argmax(struct rm *m, struct astra_stmt *loop, struct astra_stmt *body
 	best = astra_syn_tokstr(syn, a1->a->t0);
 	bv = astra_syn_tokstr(syn, a2->a->t0);
 	cond = astra_syn_expr(m->syn, iff->a0, iff->a1);
-	val = cond ? argmax_cond(m, cond, best, bv) : NULL;
+	val = cond ? astra_syn_argmax_value(m->syn, cond, best, bv) : NULL;
 	valtxt = astra_syn_text(syn, a2->b->t0, a2->b->t1);
 	v2 = val ? astra_syn_text(syn, val->t0, val->t1) : NULL;
 	lb = astra_facts_local(&m->f, best, strlen(best));
@@ -632,7 +575,7 @@ static void spread(struct rm *m, struct astra_stmt *s, struct red *reds, size_t 
 {
 	const struct astra_syn *syn = m->syn;
 	struct astra_decl *d = NULL;
-	char *ind = ind_text(m, astra_syn_off(syn, s->t0)), *var;
+	char *ind = astra_rk_line_indent(m->rk, astra_syn_off(syn, s->t0), NULL), *var;
 	struct astra_buf after = ASTRA_BUF_INIT;
 	struct mem mm;
 	size_t k;
@@ -680,7 +623,7 @@ static void spread(struct rm *m, struct astra_stmt *s, struct red *reds, size_t 
 /* Wrap statements [a, b] so that one thread of the row runs them; indent them one more tab. */
 static void one_thread(struct rm *m, struct astra_stmt *a, struct astra_stmt *b, int fence)
 {
-	char *ind = ind_text(m, astra_syn_off(m->syn, a->t0));
+	char *ind = astra_rk_line_indent(m->rk, astra_syn_off(m->syn, a->t0), NULL);
 	size_t from = astra_syn_off(m->syn, a->t0), to = astra_syn_end(m->syn, b->t1 - 1), o;
 	astra_syn_edit_owned(&m->edits, from, from, xasprintf("if (%s == 0) {\n%s\t", m->lane, ind));
 	for (o = from; o < to; o++)
@@ -950,7 +893,7 @@ int astra_rowmap_apply(struct astra_rk *rk, int warp, struct astra_buf *why)
 	/* the row index and the lane */
 	{
 		char *ty = astra_syn_text(m.syn, row->d.ty0, row->d.ty1);
-		char *ind = ind_text(&m, astra_syn_off(m.syn, row->stmt->t0));
+		char *ind = astra_rk_line_indent(m.rk, astra_syn_off(m.syn, row->stmt->t0), NULL);
 		astra_syn_edit_owned(&m.edits, astra_syn_off(m.syn, row->d.init0), astra_syn_end(m.syn, row->d.init1 - 1),
 				      warp ? xstrdup("(int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5)") : xstrdup("blockIdx.x"));
 		astra_syn_edit_owned(&m.edits, astra_syn_end(m.syn, row->stmt->t1 - 1), astra_syn_end(m.syn, row->stmt->t1 - 1),

@@ -1351,3 +1351,41 @@ int astra_syn_apply(const char *text, size_t from, size_t to, const struct astra
 	free(v);
 	return 0;
 }
+
+int astra_syn_is_name(const struct astra_syn *syn, const struct astra_expr *e, const char *name)
+{
+	while (e && e->kind == EX_PAREN)
+		e = e->a;
+	return e && e->kind == EX_IDENT && e->t1 == e->t0 + 1 && astra_syn_is(syn, e->t0, name);
+}
+
+struct astra_expr *astra_syn_argmax_value(const struct astra_syn *syn, struct astra_expr *e, const char *best,
+					  const char *bv)
+{
+	while (e && e->kind == EX_PAREN)
+		e = e->a;
+	if (!e || e->kind != EX_BINARY)
+		return NULL;
+	if (astra_syn_is(syn, e->op, "&&")) {
+		struct astra_expr *r = astra_syn_argmax_value(syn, e->a, best, bv);
+		return r ? r : astra_syn_argmax_value(syn, e->b, best, bv);
+	}
+	if (astra_syn_is(syn, e->op, "||")) {
+		struct astra_expr *x = e->a, *y = e->b, *lt, *gt;
+		while (x->kind == EX_PAREN)
+			x = x->a;
+		while (y->kind == EX_PAREN)
+			y = y->a;
+		lt = x;
+		gt = y;
+		if (!(lt->kind == EX_BINARY && astra_syn_is(syn, lt->op, "<"))) {
+			lt = y;
+			gt = x;
+		}
+		if (lt->kind == EX_BINARY && astra_syn_is(syn, lt->op, "<") && astra_syn_is_name(syn, lt->a, best) &&
+		    lt->b->kind == EX_LIT && astra_syn_is(syn, lt->b->t0, "0") && gt->kind == EX_BINARY &&
+		    astra_syn_is(syn, gt->op, ">") && astra_syn_is_name(syn, gt->b, bv))
+			return gt->a;
+	}
+	return NULL;
+}

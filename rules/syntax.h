@@ -196,6 +196,15 @@ char *astra_expr_splice(const struct astra_syn *syn, const struct astra_expr *e,
 typedef int (*astra_stmt_fn)(struct astra_stmt *s, void *data);
 int astra_syn_walk(struct astra_stmt *s, astra_stmt_fn fn, void *data);
 
+/* Is e, inside any parentheses, the single identifier name? */
+int astra_syn_is_name(const struct astra_syn *syn, const struct astra_expr *e, const char *name);
+/*
+ * The argmax test of a selection loop: find `best < 0 || VAL > bv` (either
+ * operand order of the ||) among the && structure of cond; its VAL, or NULL.
+ */
+struct astra_expr *astra_syn_argmax_value(const struct astra_syn *syn, struct astra_expr *cond, const char *best,
+					  const char *bv);
+
 /*
  * Edits: replace byte ranges of the text.  astra_syn_apply() builds the
  * text of [from, to) with every edit inside that range applied (edits must
