@@ -1938,12 +1938,6 @@ static char *pick_prefix(const char *text)
 /* ------------------------------------------------------- register cache */
 
 /*
- * The cached form of the loop c->u: C chunks per thread, unrolled, so the
- * register arrays of cached data stay in registers from one loop to the
- * next.  Every element runs the body once from registers; vector or scalar
- * accesses fill and drain them depending on alignment and the row's end.
- */
-/*
  * Move group g's chunk at i0 between memory and reg (store: reg to memory):
  * a vector access when vec, else element by element.
  */
@@ -1992,6 +1986,12 @@ static int fills_cache(const struct group *g)
 	return (g->mode == 'R' || g->mode == 'X') && g->cached >= 0 && g->first;
 }
 
+/*
+ * The cached form of the loop c->u: C chunks per thread, unrolled, so the
+ * register arrays of cached data stay in registers from one loop to the
+ * next.  Every element runs the body once from registers; vector or scalar
+ * accesses fill and drain them depending on alignment and the row's end.
+ */
 static int gen_cached(struct ck *c, int cache, int ind, struct astra_buf *b)
 {
 	struct unit *u = c->u;

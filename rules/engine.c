@@ -104,7 +104,7 @@ int astra_rk_edit(struct astra_rk *rk, const struct astra_syn_edits *e)
 	return 0;
 }
 
-char *astra_rk_line_indent(const struct astra_rk *rk, size_t off, size_t *line)
+char *astra_rk_line_indent(const struct astra_rk *rk, size_t off)
 {
 	const char *t = rk->text;
 	size_t ls = off, e;
@@ -112,8 +112,6 @@ char *astra_rk_line_indent(const struct astra_rk *rk, size_t off, size_t *line)
 		ls--;
 	for (e = ls; e < off && (t[e] == '\t' || t[e] == ' '); e++)
 		;
-	if (line)
-		*line = ls;
 	return xstrndup(t + ls, e - ls);
 }
 

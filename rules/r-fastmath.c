@@ -222,14 +222,10 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	for (i = 0; i < fm.nr_rcp; i++) {
 		const struct astra_local *l = fm.rcp[i];
 		size_t at = after_line(f.syn->text, f.syn->len, astra_syn_end(f.syn, l->stmt->t1 - 1));
-		size_t bol = astra_syn_off(f.syn, l->stmt->t0), ind;
-		while (bol > 0 && f.syn->text[bol - 1] != '\n')
-			bol--;
-		for (ind = bol; ind < f.syn->len && (f.syn->text[ind] == ' ' || f.syn->text[ind] == '\t'); ind++)
-			;
+		char *ind = astra_rk_line_indent(rk, astra_syn_off(f.syn, l->stmt->t0));
 		astra_syn_edit_owned(&edits, at, at,
-				      xasprintf("\n%.*sconst float astra_rcp_%s = __frcp_rn(%s);", (int)(ind - bol),
-						f.syn->text + bol, l->name, l->name));
+				      xasprintf("\n%sconst float astra_rcp_%s = __frcp_rn(%s);", ind, l->name, l->name));
+		free(ind);
 	}
 	astra_facts_release(&f);
 	if (!changed) {

@@ -488,7 +488,7 @@ static void rewrite(struct sel *s, struct match *m)
 
 	/* before the rounds: the lane's elements and the mask */
 	off = astra_syn_off(syn, m->outer->t0);
-	ind = astra_rk_line_indent(s->rk, off, NULL);
+	ind = astra_rk_line_indent(s->rk, off);
 	astra_buf_addf(&b,
 		       "const bool astra_sel_fit = (%s) <= 32 * %ld;\n"
 		       "%s astra_sel_v[%ld] = {};\n"
@@ -510,7 +510,7 @@ static void rewrite(struct sel *s, struct match *m)
 	/* the selection: from registers while the row fits, else the loop as written */
 	off = astra_syn_off(syn, m->inner->t0);
 	end = astra_syn_end(syn, m->inner->t1 - 1);
-	ind = astra_rk_line_indent(s->rk, off, NULL);
+	ind = astra_rk_line_indent(s->rk, off);
 	text = xstrndup(syn->text + off, end - off);
 	orig = indent_lines(text, "\t");
 	free(text);
@@ -537,7 +537,7 @@ static void rewrite(struct sel *s, struct match *m)
 
 	/* the lane that owns the chosen element marks it */
 	end = astra_syn_end(syn, m->argmax->t1 - 1);
-	ind = astra_rk_line_indent(s->rk, astra_syn_off(syn, m->argmax->t0), NULL);
+	ind = astra_rk_line_indent(s->rk, astra_syn_off(syn, m->argmax->t0));
 	astra_syn_edit_owned(&s->edits, end, end,
 			     xasprintf("\n%sif (astra_sel_fit && %s >= 0 && (%s & 31) == (%s))\n"
 				       "%s\tastra_sel_taken |= 1u << (%s >> 5);",
@@ -551,34 +551,30 @@ static int visit(struct astra_stmt *st, void *data)
 	struct sel *s = data;
 	struct astra_stmt *body;
 	size_t b0, b1, i;
-	struct match m;
+	char *j;
 
 	if (s->done || st->kind != STMT_FOR)
 		return s->done;
-	memset(&m, 0, sizeof(m));
-	m.outer = st;
-	m.j = counted_loop(s, st, &b0, &b1);
+	j = counted_loop(s, st, &b0, &b1);
 	body = st->kids[0];
-	if (!m.j || body->kind != STMT_BLOCK || !fixed_before(s, b0, b1, st->t0) ||
-	    astra_facts_mentions_grid(&s->f, b0, b1, 0)) {
-		match_release(&m);
-		return 0;
-	}
-	for (i = 0; i < body->nr_kids && !s->done; i++) {
-		struct match mm;
-		if (body->kids[i]->kind != STMT_FOR)
-			continue;
-		memset(&mm, 0, sizeof(mm));
-		mm.outer = st;
-		mm.inner = body->kids[i];
-		mm.j = xstrdup(m.j);
-		if (match_inner(s, &mm)) {
-			rewrite(s, &mm);
-			s->done = 1;
+	if (j && body->kind == STMT_BLOCK && fixed_before(s, b0, b1, st->t0) &&
+	    !astra_facts_mentions_grid(&s->f, b0, b1, 0)) {
+		for (i = 0; i < body->nr_kids && !s->done; i++) {
+			struct match m;
+			if (body->kids[i]->kind != STMT_FOR)
+				continue;
+			memset(&m, 0, sizeof(m));
+			m.outer = st;
+			m.inner = body->kids[i];
+			m.j = xstrdup(j);
+			if (match_inner(s, &m)) {
+				rewrite(s, &m);
+				s->done = 1;
+			}
+			match_release(&m);
 		}
-		match_release(&mm);
 	}
-	match_release(&m);
+	free(j);
 	return s->done;
 }
 

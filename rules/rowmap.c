@@ -575,7 +575,7 @@ static void spread(struct rm *m, struct astra_stmt *s, struct red *reds, size_t 
 {
 	const struct astra_syn *syn = m->syn;
 	struct astra_decl *d = NULL;
-	char *ind = astra_rk_line_indent(m->rk, astra_syn_off(syn, s->t0), NULL), *var;
+	char *ind = astra_rk_line_indent(m->rk, astra_syn_off(syn, s->t0)), *var;
 	struct astra_buf after = ASTRA_BUF_INIT;
 	struct mem mm;
 	size_t k;
@@ -623,7 +623,7 @@ static void spread(struct rm *m, struct astra_stmt *s, struct red *reds, size_t 
 /* Wrap statements [a, b] so that one thread of the row runs them; indent them one more tab. */
 static void one_thread(struct rm *m, struct astra_stmt *a, struct astra_stmt *b, int fence)
 {
-	char *ind = astra_rk_line_indent(m->rk, astra_syn_off(m->syn, a->t0), NULL);
+	char *ind = astra_rk_line_indent(m->rk, astra_syn_off(m->syn, a->t0));
 	size_t from = astra_syn_off(m->syn, a->t0), to = astra_syn_end(m->syn, b->t1 - 1), o;
 	astra_syn_edit_owned(&m->edits, from, from, xasprintf("if (%s == 0) {\n%s\t", m->lane, ind));
 	for (o = from; o < to; o++)
@@ -893,7 +893,7 @@ int astra_rowmap_apply(struct astra_rk *rk, int warp, struct astra_buf *why)
 	/* the row index and the lane */
 	{
 		char *ty = astra_syn_text(m.syn, row->d.ty0, row->d.ty1);
-		char *ind = astra_rk_line_indent(m.rk, astra_syn_off(m.syn, row->stmt->t0), NULL);
+		char *ind = astra_rk_line_indent(m.rk, astra_syn_off(m.syn, row->stmt->t0));
 		astra_syn_edit_owned(&m.edits, astra_syn_off(m.syn, row->d.init0), astra_syn_end(m.syn, row->d.init1 - 1),
 				      warp ? xstrdup("(int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5)") : xstrdup("blockIdx.x"));
 		astra_syn_edit_owned(&m.edits, astra_syn_end(m.syn, row->stmt->t1 - 1), astra_syn_end(m.syn, row->stmt->t1 - 1),

@@ -87,8 +87,8 @@ int astra_rk_parse(struct astra_rk *rk);
 void astra_rk_set_text(struct astra_rk *rk, char *text);
 /* Apply edits (byte ranges of the current text) to the text; 0, or -1 when they overlap. */
 int astra_rk_edit(struct astra_rk *rk, const struct astra_syn_edits *e);
-/* The blanks that start the line holding byte off, up to off (malloc'd); *line gets the line's start. */
-char *astra_rk_line_indent(const struct astra_rk *rk, size_t off, size_t *line);
+/* The blanks that start the line holding byte off, up to off (malloc'd). */
+char *astra_rk_line_indent(const struct astra_rk *rk, size_t off);
 /*
  * An edit inserting `line` (no newline) on a line of its own just before
  * byte off, indented like the line holding off.
