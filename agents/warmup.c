@@ -319,6 +319,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 {
 	struct astra_cmdline cl;
 	struct astra_tu tu;
+	struct astra_search_path sp;
 	struct astra_cache *cache;
 	struct astra_buf version = ASTRA_BUF_INIT;
 	struct progress_data pd = { prefix, o->progress };
@@ -342,10 +343,15 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		return -1;
 	}
 	memset(&tu, 0, sizeof(tu));
+	memset(&sp, 0, sizeof(sp));
+	astra_search_path_add_toolchain(&sp, &cl, o->nvcc, astra_config_str(ASTRA_CFG_DIR));
+	tu.search = &sp;
 	if (astra_extract_tu(&tu, cl.inputs.v[0], &cl) < 0) {
 		struct astra_json *row = new_row(j, NULL, "error");
 		astra_json_set_str(row, "reason", "libclang could not parse the file");
 		emit_row(out, row);
+		astra_tu_release(&tu);
+		astra_search_path_release(&sp);
 		astra_cmdline_release(&cl);
 		return -1;
 	}
@@ -376,7 +382,13 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			emit_row(out, row);
 			continue;
 		}
-		astra_key_compute(&tu, k, &cl, arch, version.buf, &key, NULL);
+		if (astra_key_compute(&tu, k, &cl, arch, version.buf, &key, NULL) < 0) {
+			row = new_row(j, k, "error");
+			astra_json_set_str(row, "reason",
+					   "no key covers every header this kernel can see (see the log)");
+			emit_row(out, row);
+			continue;
+		}
 		lo.nvcc = o->nvcc;
 		lo.max_rounds = o->max_rounds;
 		lo.progress = show_progress;
@@ -460,6 +472,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 	free(arch);
 	astra_buf_release(&version);
 	astra_tu_release(&tu);
+	astra_search_path_release(&sp);
 	astra_cmdline_release(&cl);
 	return 0;
 }

@@ -15,5 +15,6 @@ libastra_a_SOURCES += \
 	astra-cc/log.c astra-cc/log.h \
 	astra-cc/nvccopts.c astra-cc/nvccopts.h \
 	astra-cc/run.c astra-cc/run.h \
+	astra-cc/toolmemo.c astra-cc/toolmemo.h \
 	astra-cc/util.c astra-cc/util.h \
 	astra-cc/vec.c astra-cc/vec.h

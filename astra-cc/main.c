@@ -117,11 +117,12 @@ static int wrap(const char *compiler, int argc, char **argv)
 		astra_driver_passthrough(&inv);
 	}
 	{
-		struct astra_vec dirs = ASTRA_VEC_INIT;
+		struct astra_search_path sp;
 		int annotated;
-		astra_includes_dirs(&inv.cl, &dirs);
-		annotated = astra_pipeline_mentions_pragma(inv.cl.inputs.v[0], dirs.v);
-		astra_vec_clear(&dirs);
+		memset(&sp, 0, sizeof(sp));
+		astra_search_path_from_cmdline(&inv.cl, &sp);
+		annotated = astra_pipeline_mentions_pragma(inv.cl.inputs.v[0], &sp);
+		astra_search_path_release(&sp);
 		if (!annotated) {
 			astra_trace(ASTRA_TRACE_DRIVER, "passthrough: %s has no #pragma astra", inv.cl.inputs.v[0]);
 			astra_driver_passthrough(&inv);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "astra-cc/run.h"
 #include "astra-cc/util.h"
 #include "astra-cc/vec.h"
 #include "cache/key.h"
@@ -38,6 +39,7 @@ int main(int argc, char **argv)
 {
 	struct astra_vec args = ASTRA_VEC_INIT;
 	struct astra_cmdline cl;
+	struct astra_search_path sp;
 	int n = argc > 2 ? atoi(argv[2]) : 20, i, j;
 	double *ext, *key, *tot, *cpu;
 	size_t kernels = 0, launches = 0, deps = 0;
@@ -56,10 +58,15 @@ int main(int argc, char **argv)
 	key = xcalloc((size_t)n, sizeof(double));
 	tot = xcalloc((size_t)n, sizeof(double));
 	cpu = xcalloc((size_t)n, sizeof(double));
+	/* The key's search path, as the driver has it (the host compiler's answer remembered). */
+	memset(&sp, 0, sizeof(sp));
+	astra_search_path_add_toolchain(&sp, &cl, astra_getenv("NVCC") ? astra_getenv("NVCC") : "nvcc",
+					astra_getenv("ASTRA_CC_DIR"));
 	for (i = 0; i < n; i++) {
 		struct astra_tu tu;
 		double c0 = cpu_now(), t0 = astra_now(), t1, t2;
 		memset(&tu, 0, sizeof(tu));
+		tu.search = &sp;
 		if (astra_extract_tu(&tu, argv[1], &cl) < 0) {
 			fprintf(stderr, "bench-extract: extraction failed\n");
 			return 1;

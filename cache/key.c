@@ -23,7 +23,7 @@
 #include <xxhash.h>
 
 #include "astra-cc/log.h"
-#include "astra-cc/run.h"
+#include "astra-cc/toolmemo.h"
 #include "cache/key.h"
 
 void astra_key_digest(const void *data, size_t len, struct astra_key *out)
@@ -64,8 +64,8 @@ static int is_target_flag(const char *flag)
 	return opt && (opt->flags & OPT_ARCH);
 }
 
-void astra_key_text(const struct astra_tu *tu, const struct astra_kernel *k, const struct astra_cmdline *cl,
-		    const char *arch, const char *nvcc_version, struct astra_buf *text)
+int astra_key_text(const struct astra_tu *tu, const struct astra_kernel *k, const struct astra_cmdline *cl,
+		   const char *arch, const char *nvcc_version, struct astra_buf *text)
 {
 	struct astra_buf tmp = ASTRA_BUF_INIT;
 	char *canon;
@@ -98,8 +98,7 @@ void astra_key_text(const struct astra_tu *tu, const struct astra_kernel *k, con
 		}
 		free(label);
 	}
-	if (tu->includes.truncated)
-		sections(text, "headers", "truncated");
+	sections(text, "host compiler", tu->search && tu->search->host_id ? tu->search->host_id : "unknown");
 	astra_buf_reset(&tmp);
 	for (i = 0; cl && i < cl->device_flags.nr; i++)
 		if (!is_target_flag(cl->device_flags.v[i]))
@@ -108,17 +107,29 @@ void astra_key_text(const struct astra_tu *tu, const struct astra_kernel *k, con
 	sections(text, "arch", arch ? arch : "");
 	sections(text, "nvcc", nvcc_version ? nvcc_version : "");
 	astra_buf_release(&tmp);
+	/*
+	 * A key that does not cover every header the kernel can see must not
+	 * be used: a variant could be substituted after one of them changed.
+	 */
+	if (!tu->search || !tu->search->host_known)
+		return error("%s: the headers the kernel %s can see are not known (host compiler unknown): no key",
+			     k->file, k->name);
+	if (tu->includes.truncated)
+		return error("%s: the kernel %s can see more headers than astra-cc follows (or one is unreadable): no key",
+			     k->file, k->name);
+	return 0;
 }
 
-void astra_key_compute(const struct astra_tu *tu, const struct astra_kernel *k, const struct astra_cmdline *cl,
-		       const char *arch, const char *nvcc_version, struct astra_key *out, struct astra_buf *text)
+int astra_key_compute(const struct astra_tu *tu, const struct astra_kernel *k, const struct astra_cmdline *cl,
+		      const char *arch, const char *nvcc_version, struct astra_key *out, struct astra_buf *text)
 {
 	struct astra_buf own = ASTRA_BUF_INIT;
 	struct astra_buf *b = text ? text : &own;
 	size_t from = b->len;
-	astra_key_text(tu, k, cl, arch, nvcc_version, b);
+	int ret = astra_key_text(tu, k, cl, arch, nvcc_version, b);
 	astra_key_digest(b->buf + from, b->len - from, out);
 	astra_buf_release(&own);
+	return ret;
 }
 
 /* Write data to path atomically (temporary file, then rename). */
@@ -154,60 +165,15 @@ static int write_atomic(const char *path, const char *data, size_t len)
 
 int astra_key_nvcc_version(const char *nvcc, const char *cache_dir, struct astra_buf *out)
 {
-	struct stat st;
-	char *memo = NULL, *dir = NULL;
 	char *argv[3];
-	struct astra_run_opts opts;
-	struct astra_buf got = ASTRA_BUF_INIT;
-	int rc;
-
-	if (stat(nvcc, &st) < 0)
-		return error("cannot find nvcc at %s: %s", nvcc, strerror(errno));
-	if (cache_dir && *cache_dir) {
-		struct astra_buf id = ASTRA_BUF_INIT;
-		astra_buf_addf(&id, "%s%c%lld%c%lld.%09ld%c%llu%c%llu", nvcc, 0, (long long)st.st_size, 0,
-			       (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, 0,
-			       (unsigned long long)st.st_ino, 0, (unsigned long long)st.st_dev);
-		dir = xasprintf("%s/nvcc-version", cache_dir);
-		memo = xasprintf("%s/%016llx", dir, (unsigned long long)XXH3_64bits(id.buf, id.len));
-		astra_buf_release(&id);
-		if (astra_buf_read_file(&got, memo, 1 << 20) == 0 && got.len) {
-			astra_buf_add(out, got.buf, got.len);
-			astra_buf_release(&got);
-			free(memo);
-			free(dir);
-			return 0;
-		}
-		astra_buf_reset(&got);
-	}
-
+	char *memo = cache_dir && *cache_dir ? xasprintf("%s/nvcc-version", cache_dir) : NULL;
+	int ret;
 	argv[0] = (char *)nvcc;
 	argv[1] = "--version";
 	argv[2] = NULL;
-	memset(&opts, 0, sizeof(opts));
-	opts.out = &got;
-	opts.quiet = 1;
-	opts.timeout = 60;
-	rc = astra_run(argv, &opts);
-	if (rc != 0 || !got.len) {
-		astra_buf_release(&got);
-		free(memo);
-		free(dir);
-		return error("%s --version failed (status %d)", nvcc, rc);
-	}
-	if (memo) {
-		/* Remembering is an optimization: failures are only traced. */
-		mkdir(cache_dir, 0777);
-		mkdir(dir, 0777);
-		if (write_atomic(memo, got.buf, got.len) < 0)
-			astra_trace(ASTRA_TRACE_CACHE, "cannot remember the nvcc version in %s: %s", memo,
-				    strerror(errno));
-	}
-	astra_buf_add(out, got.buf, got.len);
-	astra_buf_release(&got);
+	ret = astra_toolmemo_run(argv, ASTRA_TOOLMEMO_STDOUT, NULL, memo, out);
 	free(memo);
-	free(dir);
-	return 0;
+	return ret;
 }
 
 static void add_unique(struct astra_vec *out, const char *s)

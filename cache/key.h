@@ -12,8 +12,11 @@
  *   pragma     the pragma's canonical text
  *   dep ...    each same-file function, macro, type or variable the kernel
  *              refers to, transitively, as tokens
- *   header ... the content hash of each project header the kernel can see
- *              (system and CUDA headers are covered by the nvcc version)
+ *   header ... the content hash of each header the kernel can see: project
+ *              headers, -isystem and -idirafter libraries, the C++ and C
+ *              libraries (passes/includes.h); only the CUDA toolkit's own
+ *              headers are left to the nvcc version
+ *   host compiler  its version line (it preprocesses the device code)
  *   flags      the device-affecting options and defines, in order,
  *              without the target options
  *   arch       the one target the variant is for ("sm_90", "sm_90a")
@@ -30,7 +33,7 @@
 #include "passes/kernel.h"
 
 /* Bump when the sections change: every old key becomes a miss. */
-#define ASTRA_KEY_FORMAT 1
+#define ASTRA_KEY_FORMAT 2
 
 struct astra_key {
 	unsigned char hash[16];   /* XXH3-128, canonical (big-endian) byte order */
@@ -40,17 +43,21 @@ struct astra_key {
 /*
  * The text the key hashes, for kernel k of tu (k may live in a header of
  * tu), compiled by command cl for target arch, with nvcc's version text.
- * Appends to text.
+ * Appends to text.  Returns 0, or -1 (logged) when the key would not cover
+ * everything the kernel can see: tu was extracted without a complete
+ * search path (tu->search, with the host compiler known), or the header
+ * scan was truncated.  Such a key must not be used.
  */
-void astra_key_text(const struct astra_tu *tu, const struct astra_kernel *k, const struct astra_cmdline *cl,
-		    const char *arch, const char *nvcc_version, struct astra_buf *text);
+int astra_key_text(const struct astra_tu *tu, const struct astra_kernel *k, const struct astra_cmdline *cl,
+		   const char *arch, const char *nvcc_version, struct astra_buf *text);
 
 /*
  * Compute the key.  text (may be NULL) receives the hashed text as
- * astra_key_text() appends it.
+ * astra_key_text() appends it.  Returns astra_key_text()'s answer: on -1
+ * out is filled but must not be used for a lookup or a store.
  */
-void astra_key_compute(const struct astra_tu *tu, const struct astra_kernel *k, const struct astra_cmdline *cl,
-		       const char *arch, const char *nvcc_version, struct astra_key *out, struct astra_buf *text);
+int astra_key_compute(const struct astra_tu *tu, const struct astra_kernel *k, const struct astra_cmdline *cl,
+		      const char *arch, const char *nvcc_version, struct astra_key *out, struct astra_buf *text);
 
 /* Digest of any text, as a key (used for header contents too). */
 void astra_key_digest(const void *data, size_t len, struct astra_key *out);

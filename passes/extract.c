@@ -1535,17 +1535,19 @@ static int parse_file(CXIndex idx, struct file *f, const struct astra_vec *args)
 
 /* Indexes in tu->includes of the headers that header h can see. */
 static void header_closure(struct astra_tu *tu, struct astra_kernel *k, const struct astra_header *h,
-			   char *const *dirs)
+			   const struct astra_search_path *sp, unsigned flags)
 {
 	struct astra_includes sub;
 	size_t i, j, alloc = 0;
 	memset(&sub, 0, sizeof(sub));
-	astra_includes_scan(h->path, h->text, h->len, dirs, ASTRA_INCLUDES_MISSING, &sub);
+	astra_includes_scan(h->path, h->text, h->len, sp, 0, flags, &sub);
+	if (sub.truncated)
+		tu->includes.truncated = 1;
 	for (i = 0; i < sub.nr; i++)
 		for (j = 0; j < tu->includes.nr; j++) {
 			const struct astra_header *o = &tu->includes.items[j];
-			if ((sub.items[i].path && o->path && !strcmp(sub.items[i].path, o->path)) ||
-			    (!sub.items[i].path && !o->path && !strcmp(sub.items[i].spelled, o->spelled))) {
+			if ((sub.items[i].text && o->text && sub.items[i].dev == o->dev && sub.items[i].ino == o->ino) ||
+			    (!sub.items[i].text && !o->text && !strcmp(sub.items[i].spelled, o->spelled))) {
 				ALLOC_GROW(k->headers, k->nr_headers + 1, alloc);
 				k->headers[k->nr_headers++] = j;
 				break;
@@ -1557,7 +1559,10 @@ static void header_closure(struct astra_tu *tu, struct astra_kernel *k, const st
 int astra_extract_text(struct astra_tu *tu, const char *path, const char *text, size_t len,
 		       const struct astra_cmdline *cl)
 {
-	struct astra_vec args = ASTRA_VEC_INIT, dirs = ASTRA_VEC_INIT;
+	struct astra_vec args = ASTRA_VEC_INIT;
+	struct astra_search_path own;
+	const struct astra_search_path *sp = tu->search;
+	unsigned scan_flags = ASTRA_INCLUDES_MISSING;
 	struct file mainf;
 	CXIndex idx;
 	size_t i, j, first_header_kernel;
@@ -1569,9 +1574,14 @@ int astra_extract_text(struct astra_tu *tu, const char *path, const char *text, 
 	tu->len = len;
 	if (libclang_load() < 0)
 		return -1;
-	if (cl)
-		astra_includes_dirs(cl, &dirs);
-	astra_includes_scan(path, tu->text, len, dirs.v, ASTRA_INCLUDES_MISSING, &tu->includes);
+	memset(&own, 0, sizeof(own));
+	if (sp) {
+		scan_flags |= ASTRA_INCLUDES_SYSTEM;
+	} else {
+		astra_search_path_from_cmdline(cl, &own);
+		sp = &own;
+	}
+	astra_includes_scan(path, tu->text, len, sp, 1, scan_flags, &tu->includes);
 	build_args(&args, cl);
 
 	idx = clang_createIndex(0, 0);
@@ -1607,7 +1617,7 @@ int astra_extract_text(struct astra_tu *tu, const char *path, const char *text, 
 		if (parse_file(idx, &hf, &args) == 0) {
 			collect_kernels(tu, &hf, &mainf);
 			for (j = first_header_kernel; j < tu->nr_kernels; j++)
-				header_closure(tu, &tu->kernels[j], h, dirs.v);
+				header_closure(tu, &tu->kernels[j], h, sp, scan_flags);
 		}
 		file_release(&hf);
 	}
@@ -1617,7 +1627,7 @@ out:
 	file_release(&mainf);
 	clang_disposeIndex(idx);
 	astra_vec_clear(&args);
-	astra_vec_clear(&dirs);
+	astra_search_path_release(&own);
 	return ret;
 }
 

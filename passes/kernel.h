@@ -84,7 +84,7 @@ struct astra_kernel {
 	 * of its own.  Reformatting and comments do not change it.
 	 */
 	char *norm;
-	/* Indexes in tu->includes.items of the project headers this kernel can see. */
+	/* Indexes in tu->includes.items of the headers this kernel can see. */
 	size_t *headers;
 	size_t nr_headers;
 };
@@ -131,7 +131,15 @@ struct astra_tu {
 	struct astra_launch *launches;
 	size_t nr_launches, alloc_launches;
 	struct astra_diags diags;   /* pragma mistakes and other user-facing problems */
-	/* The project headers the main file can see (with their contents). */
+	/*
+	 * Where includes are looked up, set by the caller before extraction
+	 * (not owned; may be NULL).  With it, includes below holds every
+	 * header the main file can see but the toolkit's (the full scan, as
+	 * the key needs); without it, only the project headers the command
+	 * line's own directories reach (enough to find kernels).
+	 */
+	const struct astra_search_path *search;
+	/* The headers the main file can see (with their contents). */
 	struct astra_includes includes;
 };
 

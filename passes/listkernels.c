@@ -68,13 +68,14 @@ static char *key_of(const struct listing *L, const struct astra_tu *tu, const st
 		return xasprintf("(unknown: %s)", L->why_no_key);
 	if (k->bad_pragma || (k->pragma.flags & ASTRA_PRAGMA_OFF))
 		return xstrdup("(none: not optimized)");
-	astra_key_compute(tu, k, L->cl, arch, L->nvcc_version, &key, text);
+	if (astra_key_compute(tu, k, L->cl, arch, L->nvcc_version, &key, text) < 0)
+		return xstrdup("(none: the headers it can see are not all known; see the log)");
 	return xstrdup(key.hex);
 }
 
 static void print_text(const struct listing *L, const struct astra_tu *tu)
 {
-	size_t i, j, a;
+	size_t i, j, a, n;
 	for (i = 0; i < tu->nr_kernels; i++) {
 		const struct astra_kernel *k = &tu->kernels[i];
 		char *sig = signature(k), *canon = astra_pragma_canonical(&k->pragma);
@@ -96,11 +97,16 @@ static void print_text(const struct listing *L, const struct astra_tu *tu)
 		for (j = 0; j < k->nr_deps; j++)
 			printf(" %s", k->deps[j]);
 		printf("%s\n", k->nr_deps ? "" : " none");
+		/* Project headers by name; system headers are in the key (--key-text) and the JSON's count. */
 		printf("  headers:");
-		for (j = 0; j < k->nr_headers; j++)
-			printf(" %s%s", tu->includes.items[k->headers[j]].spelled,
-			       tu->includes.items[k->headers[j]].text ? "" : " (not found)");
-		printf("%s\n", k->nr_headers ? "" : " none");
+		for (j = n = 0; j < k->nr_headers; j++) {
+			const struct astra_header *h = &tu->includes.items[k->headers[j]];
+			if (h->system)
+				continue;
+			printf(" %s%s", h->spelled, h->text ? "" : " (not found)");
+			n++;
+		}
+		printf("%s\n", n ? "" : " none");
 		if (!L->archs_known)
 			printf("  key: (unknown: the targets cannot be known from the command line)\n");
 		for (a = 0; L->archs_known && a < L->archs.nr; a++) {
@@ -211,7 +217,7 @@ static struct astra_json *pragma_json(const struct astra_pragma *p)
 static struct astra_json *tu_json(const struct listing *L, const struct astra_tu *tu)
 {
 	struct astra_json *o = astra_json_new_object(), *ks, *ls, *ds;
-	size_t i, j, a;
+	size_t i, j, a, n;
 	astra_json_set_str(o, "file", tu->path);
 	ks = astra_json_set_array(o, "kernels");
 	for (i = 0; i < tu->nr_kernels; i++) {
@@ -262,8 +268,13 @@ static struct astra_json *tu_json(const struct listing *L, const struct astra_tu
 			astra_json_push(arr, d);
 		}
 		arr = astra_json_set_array(kj, "headers");
-		for (j = 0; j < k->nr_headers; j++)
-			astra_json_push_str(arr, tu->includes.items[k->headers[j]].spelled);
+		for (j = n = 0; j < k->nr_headers; j++) {
+			if (tu->includes.items[k->headers[j]].system)
+				n++;
+			else
+				astra_json_push_str(arr, tu->includes.items[k->headers[j]].spelled);
+		}
+		astra_json_set_num(kj, "system_headers", (double)n);
 		keys = astra_json_set_object(kj, "keys");
 		for (a = 0; L->archs_known && a < L->archs.nr; a++) {
 			char *key = key_of(L, tu, k, L->archs.v[a], NULL);
@@ -313,12 +324,14 @@ int astra_list_kernels(int argc, char **argv)
 	struct astra_vec nvcc_argv = ASTRA_VEC_INIT;
 	struct astra_cmdline cl;
 	struct listing L;
+	struct astra_search_path sp;
 	struct astra_json *all = NULL;
 	char *nvcc;
 	int i, ret = 0, strict = astra_config_bool(ASTRA_CFG_STRICT);
 	size_t f;
 
 	memset(&L, 0, sizeof(L));
+	memset(&sp, 0, sizeof(sp));
 	astra_vec_push(&nvcc_argv, "nvcc");
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
@@ -345,6 +358,7 @@ int astra_list_kernels(int argc, char **argv)
 		else
 			L.why_no_key = "nvcc --version failed";
 		astra_buf_release(&v);
+		astra_search_path_add_toolchain(&sp, &cl, nvcc, astra_config_str(ASTRA_CFG_DIR));
 		free(nvcc);
 	}
 	if (L.json) {
@@ -356,6 +370,7 @@ int astra_list_kernels(int argc, char **argv)
 		struct astra_tu tu;
 		char *diags;
 		memset(&tu, 0, sizeof(tu));
+		tu.search = L.nvcc_version ? &sp : NULL;
 		if (astra_extract_tu(&tu, cl.inputs.v[f], &cl) < 0) {
 			fprintf(stderr, "%s: cannot extract kernels from %s (see the log)\n", astra_progname,
 				cl.inputs.v[f]);
@@ -383,6 +398,7 @@ int astra_list_kernels(int argc, char **argv)
 		astra_json_free(all);
 	}
 	free(L.nvcc_version);
+	astra_search_path_release(&sp);
 	astra_vec_clear(&L.archs);
 	astra_cmdline_release(&cl);
 	return ret;

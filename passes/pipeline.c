@@ -30,7 +30,7 @@
 #include "passes/includes.h"
 #include "passes/pipeline.h"
 
-int astra_pipeline_mentions_pragma(const char *path, char *const *include_dirs)
+int astra_pipeline_mentions_pragma(const char *path, const struct astra_search_path *sp)
 {
 	struct astra_buf b = ASTRA_BUF_INIT;
 	struct astra_includes inc;
@@ -43,8 +43,7 @@ int astra_pipeline_mentions_pragma(const char *path, char *const *include_dirs)
 	if (!found) {
 		/* Kernels may live in project headers; follow the quoted includes. */
 		memset(&inc, 0, sizeof(inc));
-		found = astra_includes_scan(path, b.buf, b.len, include_dirs, ASTRA_INCLUDES_STOP_AT_PRAGMA,
-					    &inc) > 0;
+		found = astra_includes_scan(path, b.buf, b.len, sp, 1, ASTRA_INCLUDES_STOP_AT_PRAGMA, &inc) > 0;
 		astra_includes_release(&inc);
 	}
 	astra_buf_release(&b);
@@ -237,7 +236,8 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 			if (debug)
 				astra_buf_addf(&text, "### kernel %s (%s:%u) target %s\n", k->name, k->file, k->line,
 					       archs.v[a]);
-			astra_key_compute(tu, k, &inv->cl, archs.v[a], version.buf, &key, debug ? &text : NULL);
+			if (astra_key_compute(tu, k, &inv->cl, archs.v[a], version.buf, &key, debug ? &text : NULL) < 0)
+				break;
 			if (debug)
 				astra_buf_addf(&text, "### key %s\n\n", key.hex);
 			astra_trace(ASTRA_TRACE_CACHE, "%s: kernel %s, target %s: key %s", k->file, k->name, archs.v[a],
@@ -284,10 +284,15 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 int astra_pipeline_compile(struct astra_invocation *inv)
 {
 	struct astra_tu tu;
+	struct astra_search_path sp;
 	struct found *found = NULL;
 	int ret = -1, n;
 
 	memset(&tu, 0, sizeof(tu));
+	memset(&sp, 0, sizeof(sp));
+	/* Without the host compiler's directories no key is complete (key.c refuses). */
+	astra_search_path_add_toolchain(&sp, &inv->cl, inv->nvcc, astra_config_str(ASTRA_CFG_DIR));
+	tu.search = &sp;
 	if (astra_extract_tu(&tu, inv->cl.inputs.v[0], &inv->cl) < 0) {
 		astra_stats_inc(ASTRA_STAT_FALLBACK_PARSE);
 		goto out;
@@ -343,5 +348,6 @@ out:
 		free(found);
 	}
 	astra_tu_release(&tu);
+	astra_search_path_release(&sp);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #define ASTRA_PIPELINE_H
 
 #include "astra-cc/driver.h"
+#include "passes/includes.h"
 
 /*
  * Compile inv, substituting verified variants where the cache has them.
@@ -19,9 +20,9 @@ int astra_pipeline_compile(struct astra_invocation *inv);
 
 /*
  * Cheap test, used before any parsing: does path, or a project header it
- * includes with quotes, contain `#pragma astra`?  Reads files, nothing else.
- * include_dirs: -I directories (NULL-terminated) to resolve quoted includes.
+ * includes, contain `#pragma astra`?  Reads files, nothing else.  sp: the
+ * command line's search path (astra_search_path_from_cmdline; may be NULL).
  */
-int astra_pipeline_mentions_pragma(const char *path, char *const *include_dirs);
+int astra_pipeline_mentions_pragma(const char *path, const struct astra_search_path *sp);
 
 #endif

@@ -82,11 +82,18 @@ static int show_request(const char *path)
 	return 0;
 }
 
+/* Where the key looks for headers: the toolchain of $NVCC (as the driver's). */
+static struct astra_search_path search;
+
 /* The first annotated kernel of path, extracted into tu; NULL (reported) if none. */
 static const struct astra_kernel *first_kernel(struct astra_tu *tu, const char *path,
 					       const struct astra_cmdline *cl)
 {
+	const char *nvcc = astra_getenv("NVCC");
 	memset(tu, 0, sizeof(*tu));
+	if (nvcc && !search.nr && !search.host_known)
+		astra_search_path_add_toolchain(&search, cl, nvcc, astra_config_str(ASTRA_CFG_DIR));
+	tu->search = nvcc ? &search : NULL;
 	if (astra_extract_tu(tu, path, cl) < 0 || !tu->nr_kernels) {
 		fprintf(stderr, "llm-propose: %s: no annotated kernel\n", path);
 		return NULL;

@@ -1,0 +1,2 @@
+#pragma once
+#define FORCED_BIAS 0.0f

@@ -1,0 +1,2 @@
+#pragma once
+#define LATE_OFFSET 0.0f
