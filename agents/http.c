@@ -28,8 +28,8 @@
 #include <curl/curl.h>
 
 #include "agents/http.h"
-#include "astra-cc/log.h"
-#include "astra-cc/util.h"
+#include "lib/log.h"
+#include "lib/util.h"
 
 #define CURL_FUNCTIONS(X) \
 	X(curl_easy_cleanup) \

@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "astra-cc/buf.h"
+#include "lib/buf.h"
 
 /* How an exchange ended, from the transport's point of view. */
 enum astra_http_fail {

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "agents/llm-answer.h"
-#include "astra-cc/util.h"
-#include "passes/extract.h"
+#include "lib/util.h"
+#include "front/extract.h"
 
 /* ------------------------------------------------------------ fenced blocks */
 

@@ -3,7 +3,7 @@
  *
  * A model's answer is hostile text.  This module finds the code in it (a
  * fenced block) and hands it to the gate every proposed variant passes,
- * astra_extract_candidate() (passes/extract.h): the kernel with the
+ * astra_extract_candidate() (front/extract.h): the kernel with the
  * original's name, template header and parameter list, plus new __device__
  * helpers, and nothing else - no #include, no host code, no global state,
  * at most one `#pragma astra launch(...)` line.  Each rejection says why in
@@ -14,8 +14,8 @@
 #ifndef ASTRA_LLM_ANSWER_H
 #define ASTRA_LLM_ANSWER_H
 
-#include "astra-cc/buf.h"
-#include "passes/kernel.h"
+#include "lib/buf.h"
+#include "front/kernel.h"
 
 /*
  * Find the candidate's code in answer: the last fenced block (``` or ~~~)

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "agents/llm-prompt.h"
-#include "astra-cc/nvccopts.h"
-#include "astra-cc/util.h"
+#include "lib/nvccopts.h"
+#include "lib/util.h"
 
 #define MAX_ATTEMPTS 10
 #define MAX_REASON 600

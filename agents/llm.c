@@ -23,11 +23,11 @@
 
 #include "agents/http.h"
 #include "agents/llm.h"
-#include "astra-cc/config.h"
-#include "astra-cc/log.h"
-#include "astra-cc/run.h"
-#include "astra-cc/util.h"
-#include "astra-cc/vec.h"
+#include "lib/config.h"
+#include "lib/log.h"
+#include "lib/run.h"
+#include "lib/util.h"
+#include "lib/vec.h"
 #include "cache/stats.h"
 
 /* The providers, by `llm_api` name. */

@@ -3,7 +3,7 @@
  *
  * Everything astra-cc says to a language model goes through
  * astra_llm_chat().  It is separate from the roles (llm-prompt.c) and the
- * optimizer (llm-optimizer.c) because it is the part that must be right for
+ * optimizer (opt-llm.c) because it is the part that must be right for
  * every API and every role alike: the key never leaves it except in the
  * request headers; every request and response is recorded in a transcript;
  * transient failures (429, 5xx, connection errors, timeouts) are retried
@@ -11,7 +11,7 @@
  * and seconds bounds what one kernel may cost; the statistics count
  * requests, retries, errors and tokens.
  *
- * Settings (astra-cc/config.h): llm_api (provider), llm_url, llm_model,
+ * Settings (lib/config.h): llm_api (provider), llm_url, llm_model,
  * llm_api_key, llm_extra, llm_timeout, llm_retries, llm_max_calls,
  * llm_max_tokens, llm_max_seconds.  The key is the `llm_api_key` setting
  * (ASTRA_CC_LLM_API_KEY or the config file); OPENAI_API_KEY is used only
@@ -22,8 +22,8 @@
 #define ASTRA_LLM_H
 
 #include "agents/provider.h"
-#include "astra-cc/buf.h"
-#include "astra-cc/json.h"
+#include "lib/buf.h"
+#include "lib/json.h"
 
 struct astra_llm {
 	const struct astra_llm_provider *provider;

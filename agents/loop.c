@@ -3,7 +3,7 @@
  *
  * The loop is the planning role's frame: it owns rounds, the history and
  * the choice of the best candidate; the optimizers (rules, LLM) are the
- * planning and coding roles; agents/verify.c is the testing and profiling
+ * planning and coding roles; verify/verify.c is the testing and profiling
  * roles.  Separate from the pipeline and from warmup because both run it:
  * the `optimize` policy during a build, and `astra-cc --warmup` offline.
  */
@@ -13,12 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agents/llm-optimizer.h"
 #include "agents/loop.h"
-#include "agents/warmup.h"
-#include "astra-cc/config.h"
-#include "astra-cc/log.h"
-#include "rules/optimizer.h"
+#include "agents/optimizer.h"
+#include "lib/config.h"
+#include "lib/log.h"
+#include "verify/gpu.h"
 
 #define MAX_OPTIMIZERS 4
 /* A round must beat the best so far by this much to count as a gain. */
@@ -70,15 +69,12 @@ static void set_reason(struct astra_loop_result *r, const char *fmt, ...)
 
 static unsigned optimizer_set(const struct astra_loop_opts *o)
 {
-	const char *s;
+	unsigned set;
 	if (o->optimizers)
 		return o->optimizers;
-	s = astra_config_str(ASTRA_CFG_OPTIMIZER);
-	if (!strcmp(s, "llm"))
-		return ASTRA_OPTIMIZERS_LLM;
-	if (!strcmp(s, "both"))
-		return ASTRA_OPTIMIZERS_RULES | ASTRA_OPTIMIZERS_LLM;
-	return ASTRA_OPTIMIZERS_RULES;
+	/* The setting is checked when read (lib/config.c); the default is the rules. */
+	set = astra_optimizer_set_parse(astra_config_str(ASTRA_CFG_OPTIMIZER));
+	return set ? set : ASTRA_OPTIMIZERS_RULES;
 }
 
 static void copy_variant(struct astra_variant *dst, const struct astra_variant *src)
@@ -220,20 +216,18 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 	 */
 	if (!opts->no_run) {
 		struct astra_gpu g;
-		if (astra_gpu_detect(&g))
+		if (astra_gpu_probe(opts->nvcc, &g))
 			cc = g.cc;
 	}
 	if (opts->custom) {
 		for (i = 0; i < opts->nr_custom && i < MAX_OPTIMIZERS; i++)
 			ops[nr_ops++] = &opts->custom[i];
 	} else {
-		if (set & ASTRA_OPTIMIZERS_RULES)
-			ops[nr_ops++] = astra_rules_optimizer_new();
-		if (set & ASTRA_OPTIMIZERS_LLM) {
-			struct astra_optimizer *llm = xcalloc(1, sizeof(*llm));
-			astra_llm_optimizer_init(llm);
-			ops[nr_ops++] = llm;
-		}
+		size_t nr_kinds;
+		const struct astra_optimizer_kind *kinds = astra_optimizer_kinds(&nr_kinds);
+		for (i = 0; i < nr_kinds && nr_ops < MAX_OPTIMIZERS; i++)
+			if (set & (1u << i))
+				ops[nr_ops++] = kinds[i].new();
 	}
 	if (!nr_ops) {
 		set_reason(res, "no optimizer is enabled");
@@ -463,15 +457,8 @@ out:
 	for (i = 0; i < nr_ops; i++) {
 		if (ops[i]->transcript && !res->transcript)
 			res->transcript = ops[i]->transcript(ops[i]);
-		if (opts->custom)
-			continue;
-		if (!strcmp(ops[i]->name, "llm")) {
-			if (ops[i]->release)
-				ops[i]->release(ops[i]);
-			free(ops[i]);
-		} else if (ops[i]->release) {
-			ops[i]->release(ops[i]); /* the rules optimizer frees itself */
-		}
+		if (!opts->custom)
+			ops[i]->free(ops[i]);
 	}
 	return 0;
 }
@@ -494,7 +481,7 @@ void astra_loop_fill_entry(const struct astra_loop_result *res, const struct ast
 	e->speedup = res->verdict == ASTRA_VERDICT_FASTER ? res->speedup : 1.0;
 	e->seconds = res->seconds;
 	free(e->optimizer);
-	e->optimizer = xstrdup(set == ASTRA_OPTIMIZERS_RULES ? "rules" : set == ASTRA_OPTIMIZERS_LLM ? "llm" : "both");
+	e->optimizer = xstrdup(astra_optimizer_set_name(set));
 	if (v) {
 		free(e->device);
 		e->device = v->device ? xstrdup(v->device) : NULL;

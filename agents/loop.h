@@ -4,7 +4,7 @@
  * For one annotated kernel, on the GPU of this machine:
  *   round 0: the optimizers propose candidates (agents/optimizer.h); one
  *            test program judges them all and times the original beside
- *            them (agents/verify.h), which gives the baseline profile;
+ *            them (verify/verify.h), which gives the baseline profile;
  *   round r: the optimizers see the history (what compiled, what the
  *            verifier rejected and why, the speedups) and propose again;
  *   stop:    when a round brings no gain, the best is near the measured
@@ -23,13 +23,8 @@
 #define ASTRA_LOOP_H
 
 #include "agents/optimizer.h"
-#include "agents/verify.h"
+#include "verify/verify.h"
 #include "cache/manifest.h"
-
-enum astra_optimizer_set {
-	ASTRA_OPTIMIZERS_RULES = 1 << 0,
-	ASTRA_OPTIMIZERS_LLM = 1 << 1,
-};
 
 /* What the loop reports while it runs (for warmup's progress line). */
 struct astra_loop_progress {
@@ -49,7 +44,7 @@ struct astra_loop_opts {
 	int no_run;                      /* no GPU: propose and compile only */
 	void (*progress)(void *data, const struct astra_loop_progress *p);
 	void *progress_data;
-	/* Optimizers to use instead of the built-in ones (tests). */
+	/* Optimizers to use instead of the table's (tests; the caller frees them). */
 	struct astra_optimizer *custom;
 	size_t nr_custom;
 };

@@ -9,19 +9,9 @@
 #ifndef ASTRA_OPTIMIZER_H
 #define ASTRA_OPTIMIZER_H
 
-#include "astra-cc/buf.h"
-#include "passes/kernel.h"
-
-/* What the profiling role measured for one kernel version at one shape. */
-struct astra_profile {
-	double time_us;       /* median */
-	double spread;        /* relative half-width of the middle of the distribution */
-	double bytes;         /* bytes moved per launch (from the pragma's buffers) */
-	double flops;         /* per launch (from flops(...)), 0 when unknown */
-	double bw_frac;       /* achieved bandwidth / measured copy ceiling */
-	double flop_frac;     /* achieved FLOP rate / measured FMA ceiling */
-	int regs, spills;     /* from ptxas, -1 when unknown */
-};
+#include "front/kernel.h"
+#include "lib/buf.h"
+#include "verify/profile.h"
 
 /* One earlier candidate and what became of it. */
 struct astra_attempt {
@@ -52,6 +42,10 @@ struct astra_opt_context {
 	void *loop;
 };
 
+/*
+ * One optimizer, as its kind's new() makes it.  Lifecycle: new, then
+ * propose once per round (for one kernel or several in turn), then free.
+ */
 struct astra_optimizer {
 	const char *name;     /* "rules", "llm" */
 	/*
@@ -62,7 +56,8 @@ struct astra_optimizer {
 	 */
 	int (*propose)(struct astra_optimizer *self, const struct astra_opt_context *ctx,
 		       struct astra_variant *out, size_t max);
-	void (*release)(struct astra_optimizer *self);
+	/* Free everything new() made, self included. */
+	void (*free)(struct astra_optimizer *self);
 	void *state;
 	/*
 	 * Optional (NULL when the optimizer keeps none): the record of how the
@@ -74,5 +69,34 @@ struct astra_optimizer {
 	 */
 	char *(*transcript)(struct astra_optimizer *self);
 };
+
+/*
+ * The table of optimizers (agents/optimizers.c), in the order the loop
+ * asks them each round.  Entry i is bit 1 << i of a set.  new() configures
+ * the optimizer from the settings and never fails: an optimizer that
+ * cannot work (an LLM without a model) says why from propose().
+ */
+struct astra_optimizer_kind {
+	const char *name;
+	struct astra_optimizer *(*new)(void);
+};
+
+enum astra_optimizer_set {
+	ASTRA_OPTIMIZERS_RULES = 1 << 0,
+	ASTRA_OPTIMIZERS_LLM = 1 << 1,
+};
+
+/* The table; *nr gets its length. */
+const struct astra_optimizer_kind *astra_optimizer_kinds(size_t *nr);
+
+/*
+ * The set a setting names: "rules", "llm", "both" (every optimizer), or a
+ * comma-separated list of names.  Returns the set, or 0 for an unknown
+ * name.
+ */
+unsigned astra_optimizer_set_parse(const char *s);
+
+/* The setting's spelling of a set ("rules", "llm", "both"), for manifests. */
+const char *astra_optimizer_set_name(unsigned set);
 
 #endif

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "agents/provider.h"
-#include "astra-cc/util.h"
+#include "lib/util.h"
 
 void astra_chat_answer_release(struct astra_chat_answer *a)
 {

@@ -14,9 +14,9 @@
 
 #include <stddef.h>
 
-#include "astra-cc/buf.h"
-#include "astra-cc/json.h"
-#include "astra-cc/vec.h"
+#include "lib/buf.h"
+#include "lib/json.h"
+#include "lib/vec.h"
 
 /* One message of a conversation; role is "system", "user" or "assistant". */
 struct astra_chat_msg {

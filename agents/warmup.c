@@ -21,19 +21,20 @@
 
 #include "agents/loop.h"
 #include "agents/warmup.h"
-#include "astra-cc/buf.h"
-#include "astra-cc/config.h"
-#include "astra-cc/json.h"
-#include "astra-cc/locate.h"
-#include "astra-cc/log.h"
-#include "astra-cc/nvccopts.h"
-#include "astra-cc/run.h"
-#include "cache/key.h"
+#include "verify/gpu.h"
+#include "lib/buf.h"
+#include "lib/config.h"
+#include "lib/json.h"
+#include "lib/locate.h"
+#include "lib/log.h"
+#include "lib/nvccopts.h"
+#include "lib/run.h"
+#include "front/key.h"
 #include "cache/lock.h"
 #include "cache/queue.h"
 #include "cache/stats.h"
 #include "cache/store.h"
-#include "passes/extract.h"
+#include "front/extract.h"
 #include "rules/explain.h"
 
 struct job {
@@ -53,42 +54,6 @@ struct opts {
 	struct astra_gpu gpu;
 	char *gpu_lock;
 };
-
-int astra_gpu_detect(struct astra_gpu *g)
-{
-	struct astra_buf out = ASTRA_BUF_INIT;
-	struct astra_run_opts ro = { 0 };
-	char *argv[] = { "nvidia-smi", "--query-gpu=name,compute_cap,driver_version", "--format=csv,noheader", NULL };
-	char *smi;
-	int rc;
-
-	memset(g, 0, sizeof(*g));
-	if (astra_getenv("ASTRA_CC_NO_GPU"))
-		return 0;
-	smi = astra_which("nvidia-smi");
-	if (!smi)
-		return 0;
-	argv[0] = smi;
-	ro.out = &out;
-	ro.quiet = 1;
-	ro.timeout = 30;
-	rc = astra_run(argv, &ro);
-	if (rc == 0 && out.len) {
-		char *line = out.buf, *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
-		if (c1 && c2) {
-			double cc;
-			*c1 = *c2 = '\0';
-			snprintf(g->name, sizeof(g->name), "%s", line);
-			cc = strtod(c1 + 1, NULL);
-			g->cc = (int)lround(cc * 10);
-			snprintf(g->driver, sizeof(g->driver), "%.*s", (int)strcspn(c2 + 2, "\n"), c2 + 2);
-			g->present = g->cc > 0;
-		}
-	}
-	free(smi);
-	astra_buf_release(&out);
-	return g->present;
-}
 
 static void job_release(struct job *j)
 {
@@ -521,78 +486,44 @@ static void print_table(struct astra_json **rows, size_t n, const struct opts *o
 		       "machine with a GPU to optimize.\n");
 }
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: astra-cc --warmup [-j N] [--rounds N] [--no-run] [--json FILE] [--progress]\n"
-			"                         [-p BUILD_DIR | FILE.cu... [-- NVCC FLAGS]]\n");
-}
-
-int astra_warmup_cmd(int argc, char **argv)
+int astra_warmup_run(const struct astra_warmup_request *rq)
 {
 	struct opts o = { 0 };
 	struct job *jobs = NULL;
 	size_t nr = 0, alloc = 0, i, nrows = 0, arows = 0;
-	struct astra_vec files = ASTRA_VEC_INIT, flags = ASTRA_VEC_INIT;
-	const char *db = NULL, *why;
-	char *nvcc, *tmpdir, cwd[4096];
+	const struct astra_vec *files = &rq->files, *flags = &rq->flags;
+	const char *db = rq->db;
+	const char *nvcc = rq->nvcc;
+	char *tmpdir, cwd[4096];
 	struct astra_json **rows = NULL;
-	int a, running = 0, failed = 0;
+	int running = 0, failed = 0;
 	size_t next = 0;
 	pid_t *pids;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
-	o.jobs = ncpu > 4 ? 4 : (ncpu > 0 ? (int)ncpu : 1);
-	o.progress = isatty(2);
-	for (a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "-j") && a + 1 < argc)
-			o.jobs = atoi(argv[++a]);
-		else if (!strncmp(argv[a], "-j", 2) && argv[a][2])
-			o.jobs = atoi(argv[a] + 2);
-		else if (!strcmp(argv[a], "-p") && a + 1 < argc)
-			db = argv[++a];
-		else if (!strcmp(argv[a], "--json") && a + 1 < argc)
-			o.json_out = argv[++a];
-		else if (!strcmp(argv[a], "--rounds") && a + 1 < argc)
-			o.max_rounds = atoi(argv[++a]);
-		else if (!strcmp(argv[a], "--no-run"))
-			o.no_run = 1;
-		else if (!strcmp(argv[a], "--progress"))
-			o.progress = 1;
-		else if (!strcmp(argv[a], "--")) {
-			for (a++; a < argc; a++)
-				astra_vec_push(&flags, argv[a]);
-		} else if (argv[a][0] == '-') {
-			usage();
-			return 2;
-		} else
-			astra_vec_push(&files, argv[a]);
-	}
-	if (o.jobs < 1)
-		o.jobs = 1;
-	nvcc = astra_locate_nvcc(0, &why);
-	if (!nvcc) {
-		fprintf(stderr, "%s: cannot find the real nvcc: %s\n", astra_progname, why);
-		return 127;
-	}
+	o.jobs = rq->jobs < 1 ? 1 : rq->jobs;
+	o.no_run = rq->no_run;
+	o.progress = rq->progress;
+	o.max_rounds = rq->max_rounds;
+	o.json_out = rq->json_out;
 	o.nvcc = nvcc;
 	if (!getcwd(cwd, sizeof(cwd)))
 		return 1;
 
-	for (i = 0; i < files.nr; i++) {
+	for (i = 0; i < files->nr; i++) {
 		struct job j = { 0 };
 		astra_vec_init(&j.argv);
 		astra_vec_push(&j.argv, nvcc);
-		astra_vec_pushv(&j.argv, flags.v, flags.nr);
+		astra_vec_pushv(&j.argv, flags->v, flags->nr);
 		astra_vec_push(&j.argv, "-c");
-		astra_vec_push(&j.argv, files.v[i]);
+		astra_vec_push(&j.argv, files->v[i]);
 		j.cwd = xstrdup(cwd);
-		j.file = xstrdup(files.v[i]);
+		j.file = xstrdup(files->v[i]);
 		ALLOC_GROW(jobs, nr + 1, alloc);
 		jobs[nr++] = j;
 	}
 	if (db && load_compile_commands(db, nvcc, &jobs, &nr, &alloc) < 0)
 		return 1;
-	if (!files.nr && !db) {
+	if (!files->nr && !db) {
 		struct astra_cache *c = astra_cache_open(NULL);
 		struct astra_warmup_item *items = NULL;
 		size_t n = 0;
@@ -618,7 +549,7 @@ int astra_warmup_cmd(int argc, char **argv)
 		}
 	}
 
-	astra_gpu_detect(&o.gpu);
+	astra_gpu_probe(o.nvcc, &o.gpu);
 	if (o.gpu.present)
 		fprintf(stderr, "astra-cc warmup: %zu translation unit%s on %s (sm_%d), up to %d at a time\n", nr,
 			nr == 1 ? "" : "s", o.gpu.name, o.gpu.cc, o.jobs);
@@ -627,7 +558,7 @@ int astra_warmup_cmd(int argc, char **argv)
 			"candidates compiled, but nothing can be verified or timed\n", nr, nr == 1 ? "" : "s");
 	fflush(stdout);
 
-	/* GPU runs of concurrent workers are serialized by agents/verify.c. */
+	/* GPU runs of concurrent workers are serialized by verify/verify.c. */
 	o.gpu_lock = xasprintf("%s/gpu.lock", astra_config_str(ASTRA_CFG_DIR));
 	setenv("ASTRA_CC_GPU_LOCK", o.gpu_lock, 1);
 	tmpdir = xstrdup("/tmp/astra-warmup-XXXXXX");
@@ -740,8 +671,5 @@ int astra_warmup_cmd(int argc, char **argv)
 	free(pids);
 	free(tmpdir);
 	free(o.gpu_lock);
-	free(nvcc);
-	astra_vec_clear(&files);
-	astra_vec_clear(&flags);
 	return failed ? 1 : 0;
 }

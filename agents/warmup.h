@@ -16,18 +16,25 @@
 #ifndef ASTRA_WARMUP_H
 #define ASTRA_WARMUP_H
 
-/* The command: argv[0] is "--warmup". */
-int astra_warmup_cmd(int argc, char **argv);
+#include "lib/vec.h"
 
-/* What a GPU this machine has, from nvidia-smi (first GPU). */
-struct astra_gpu {
-	int present;
-	int cc;             /* 90 */
-	char name[128];
-	char driver[64];
+/* What to warm up, and how (the command, astra-cc/cmd-warmup.c, fills it). */
+struct astra_warmup_request {
+	const char *nvcc;          /* the real nvcc */
+	struct astra_vec files;    /* .cu files, compiled with flags; empty: db or the queue */
+	struct astra_vec flags;    /* nvcc flags for files */
+	const char *db;            /* a compile_commands.json or the directory holding it, or NULL */
+	int jobs;                  /* compiles at a time (test programs take turns on the GPU) */
+	int no_run;                /* generate and compile, do not verify */
+	int progress;              /* progress lines on stderr */
+	int max_rounds;            /* 0: the `max_rounds` setting */
+	const char *json_out;      /* write the table as JSON here, or NULL */
 };
 
-/* Fill g; returns 1 when a GPU is present, else 0. */
-int astra_gpu_detect(struct astra_gpu *g);
+/*
+ * Warm up: print the table on stdout, write the JSON.  Returns 0, or 1
+ * when a worker failed or a file could not be read.
+ */
+int astra_warmup_run(const struct astra_warmup_request *rq);
 
 #endif

@@ -10,18 +10,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "astra-cc/buf.h"
+#include "lib/buf.h"
 #include "astra-cc/commands.h"
-#include "astra-cc/config.h"
-#include "astra-cc/locate.h"
-#include "astra-cc/run.h"
+#include "lib/config.h"
+#include "lib/locate.h"
+#include "lib/run.h"
 #include "cache/stats.h"
-#include "passes/listkernels.h"
-#include "cache/cachecmd.h"
-#include "passes/withvariant.h"
-#include "agents/warmup.h"
-#include "agents/verify-cmd.h"
-#include "rules/explain.h"
+#include "astra-cc/cmd-list-kernels.h"
+#include "astra-cc/cmd-cache.h"
+#include "astra-cc/cmd-with-variant.h"
+#include "astra-cc/cmd-warmup.h"
+#include "astra-cc/cmd-verify.h"
+#include "astra-cc/cmd-explain.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -75,9 +75,9 @@ static const struct astra_command commands[] = {
 	  "judge hand-written variants of a kernel: verdict and evidence" },
 	{ "--judge-timing", NULL, astra_verify_judge_command, "FILE [--json]",
 	  "apply the timing rule to a saved test-program run (checking measurements)" },
-	{ "--warmup", NULL, astra_warmup_cmd, "[-j N] [--rounds N] [--no-run] [--json F] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
+	{ "--warmup", NULL, astra_cmd_warmup, "[-j N] [--rounds N] [--no-run] [--json F] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
 	  "optimize annotated kernels now (the queue, a compile_commands.json, or files)" },
-	{ "--explain", NULL, astra_rules_explain_command, "FILE.cu [nvcc flags] [--cc XX]",
+	{ "--explain", NULL, astra_cmd_explain, "FILE.cu [nvcc flags] [--cc XX]",
 	  "which rules apply to each annotated kernel, and why the others do not" },
 };
 
@@ -89,7 +89,7 @@ const struct astra_command *astra_command_find(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(commands); i++) {
 		const struct astra_command *c = &commands[i];
 		size_t n = strlen(c->lng);
-		/* `-M` alone is nvcc's dependency option; see cache/cachecmd.h. */
+		/* `-M` alone is nvcc's dependency option; see astra-cc/cmd-cache.h. */
 		if (c->shrt && !strcmp(c->shrt, "-M") && !strcmp(argv[1], "-M"))
 			return astra_cache_cmd_is_max_size(argc, argv) ? c : NULL;
 		if (!strcmp(argv[1], c->lng) || (c->shrt && !strcmp(argv[1], c->shrt)))

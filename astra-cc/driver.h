@@ -1,16 +1,11 @@
 /*
- * driver.h - what the driver hands to the compiler passes.
+ * driver.h - the driver's own verbs: handing a compile to nvcc unchanged,
+ * and the shape of astra-cc's commands.
  */
 #ifndef ASTRA_DRIVER_H
 #define ASTRA_DRIVER_H
 
-#include "astra-cc/nvccopts.h"
-
-struct astra_invocation {
-	char *nvcc;               /* the real nvcc */
-	struct astra_vec argv;    /* argv[0] = nvcc, then the user's arguments */
-	struct astra_cmdline cl;  /* the model of those arguments */
-};
+#include "lib/nvccopts.h"
 
 /*
  * Run nvcc with argv as given (replacing this process).  Never returns:

@@ -1,20 +1,21 @@
-## astra-cc/ - the driver: entry point, nvcc option table, config, logging,
-## process running and the small data structures everything uses.
+## astra-cc/ - the top floor: the driver (main.c: wrap nvcc, fall back to
+## it on any failure) and astra-cc's own commands, one file each behind
+## one table (commands.c).
 
 bin_PROGRAMS += astra-cc/astra-cc
 astra_cc_astra_cc_SOURCES = astra-cc/main.c
 astra_cc_astra_cc_LDADD = $(ASTRA_LIBS)
 
 libastra_a_SOURCES += \
-	astra-cc/buf.c astra-cc/buf.h \
 	astra-cc/commands.c astra-cc/commands.h \
-	astra-cc/config.c astra-cc/config.h \
 	astra-cc/driver.h \
-	astra-cc/json.c astra-cc/json.h \
-	astra-cc/locate.c astra-cc/locate.h \
-	astra-cc/log.c astra-cc/log.h \
-	astra-cc/nvccopts.c astra-cc/nvccopts.h \
-	astra-cc/run.c astra-cc/run.h \
-	astra-cc/toolmemo.c astra-cc/toolmemo.h \
-	astra-cc/util.c astra-cc/util.h \
-	astra-cc/vec.c astra-cc/vec.h
+	astra-cc/cmd-cache.h \
+	astra-cc/cmd-cleanup.c \
+	astra-cc/cmd-entries.c \
+	astra-cc/cmd-stats.c \
+	astra-cc/cmd-util.c astra-cc/cmd-util.h \
+	astra-cc/cmd-explain.c astra-cc/cmd-explain.h \
+	astra-cc/cmd-list-kernels.c astra-cc/cmd-list-kernels.h \
+	astra-cc/cmd-verify.c astra-cc/cmd-verify.h \
+	astra-cc/cmd-warmup.c astra-cc/cmd-warmup.h \
+	astra-cc/cmd-with-variant.c astra-cc/cmd-with-variant.h

@@ -20,14 +20,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agents/policy.h"
 #include "astra-cc/commands.h"
-#include "astra-cc/config.h"
 #include "astra-cc/driver.h"
-#include "astra-cc/locate.h"
-#include "astra-cc/log.h"
-#include "astra-cc/run.h"
 #include "cache/stats.h"
-#include "passes/includes.h"
+#include "front/includes.h"
+#include "lib/config.h"
+#include "lib/locate.h"
+#include "lib/log.h"
+#include "lib/run.h"
 #include "passes/pipeline.h"
 
 static struct astra_invocation *current;
@@ -128,6 +129,8 @@ static int wrap(const char *compiler, int argc, char **argv)
 			astra_driver_passthrough(&inv);
 		}
 	}
+	/* On a miss in mode=optimize, the loop runs now (the build path never includes it). */
+	astra_pipeline_set_optimizer(astra_policy_optimize_now);
 	ret = astra_pipeline_compile(&inv);
 	if (ret < 0)
 		astra_driver_passthrough(&inv);

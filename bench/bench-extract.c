@@ -15,11 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "astra-cc/run.h"
-#include "astra-cc/util.h"
-#include "astra-cc/vec.h"
-#include "cache/key.h"
-#include "passes/extract.h"
+#include "lib/run.h"
+#include "lib/util.h"
+#include "lib/vec.h"
+#include "front/key.h"
+#include "front/extract.h"
 
 /* CPU seconds of the whole process (libclang parses in a thread of its own). */
 static double cpu_now(void)

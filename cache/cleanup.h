@@ -10,12 +10,14 @@
  * is over max_size, cleanup removes entries (with their transcripts) from
  * the least recently used until the total is at most 90% of max_size, so
  * that the next few stores do not each trigger a cleanup (as ccache does).
- * Cleanups are serialized by flock on <dir>/cleanup.lock.
+ * Cleanups are serialized by the local tier's lock "cleanup.lock".  These
+ * are chores of the local directory tier: they take it, not the store
+ * (the store calls them; they never call the store).
  */
 #ifndef ASTRA_CLEANUP_H
 #define ASTRA_CLEANUP_H
 
-#include "cache/store.h"
+#include "cache/storage.h"
 
 /* Temporary files older than this many seconds are leftovers. */
 #define ASTRA_CLEANUP_TEMP_AGE 3600
@@ -27,7 +29,7 @@ struct astra_cleanup_result {
 };
 
 /* Total bytes and number of entries.  0, or -1 when the cache cannot be read. */
-int astra_cache_usage(struct astra_cache *c, long long *bytes, long long *entries);
+int astra_cache_usage(struct astra_storage *local, long long *bytes, long long *entries);
 
 /*
  * Clean up: evict entries last used before unused_since (seconds since the
@@ -38,14 +40,14 @@ int astra_cache_usage(struct astra_cache *c, long long *bytes, long long *entrie
  * for a cleanup running in another process, 0 to skip in that case.
  * Returns 0 (r filled), 1 (skipped: another process is cleaning), or -1.
  */
-int astra_cache_cleanup(struct astra_cache *c, long long max_size, long long unused_since, int wait,
+int astra_cache_cleanup(struct astra_storage *local, long long max_size, long long unused_since, int wait,
 			struct astra_cleanup_result *r);
 
 /*
  * Remove every entry and transcript, every temporary file and every lock
- * file nobody holds.  The statistics, the configuration, the warmup queue
- * and the device ceilings stay.  Returns 0 or -1.
+ * file nobody holds, and the directories left empty.  The statistics, the
+ * configuration, the warmup queue and the device ceilings stay.  Returns 0 or -1.
  */
-int astra_cache_clear(struct astra_cache *c, struct astra_cleanup_result *r);
+int astra_cache_clear(struct astra_storage *local, struct astra_cleanup_result *r);
 
 #endif

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "astra-cc/run.h"
-#include "astra-cc/util.h"
+#include "lib/run.h"
+#include "lib/util.h"
 #include "cache/fsio.h"
 #include "cache/stats.h"
 
@@ -154,10 +154,9 @@ int astra_fsio_is_temp(const char *name)
 }
 
 /* Create a fresh temporary file beside path; returns the fd and its name. */
-static int create_temp(const char *path, char **tmp_out)
+static int create_temp(const char *path, char **tmp_out, const struct faults *f)
 {
 	static unsigned counter;
-	struct faults *f = get_faults();
 	int tries;
 
 	if (f->open_errno)
@@ -176,9 +175,8 @@ static int create_temp(const char *path, char **tmp_out)
 	return errno = EEXIST, -1;
 }
 
-static int write_all(int fd, const char *data, size_t len)
+static int write_all(int fd, const char *data, size_t len, const struct faults *f)
 {
-	struct faults *f = get_faults();
 	size_t done = 0;
 
 	while (done < len) {
@@ -212,25 +210,24 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-int astra_fsio_write_atomic(const char *path, const void *data, size_t len)
+static int write_atomic(const char *path, const void *data, size_t len, const struct faults *f)
 {
-	struct faults *f = get_faults();
 	char *tmp = NULL, *dir;
 	const char *slash = strrchr(path, '/');
 	int fd, saved;
 
-	fd = create_temp(path, &tmp);
+	fd = create_temp(path, &tmp, f);
 	if (fd < 0 && errno == ENOENT && slash && slash != path) {
 		dir = xstrndup(path, (size_t)(slash - path));
 		if (astra_fsio_mkdirs(dir) == 0)
-			fd = create_temp(path, &tmp);
+			fd = create_temp(path, &tmp, f);
 		saved = errno;
 		free(dir);
 		errno = saved;
 	}
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, data, len) < 0) {
+	if (write_all(fd, data, len, f) < 0) {
 		saved = errno;
 		close(fd);
 		goto fail;
@@ -255,4 +252,15 @@ fail:
 	free(tmp);
 	errno = saved;
 	return -1;
+}
+
+int astra_fsio_write_atomic(const char *path, const void *data, size_t len)
+{
+	return write_atomic(path, data, len, get_faults());
+}
+
+int astra_fsio_write_atomic_exempt(const char *path, const void *data, size_t len)
+{
+	static const struct faults none = { .kill_after = -1 };
+	return write_atomic(path, data, len, &none);
 }

@@ -1,13 +1,12 @@
-## cache/ - the kernel key, the store of verified variants, statistics.
+## cache/ - a leaf: verified variants by opaque key, storage tiers, locks,
+## the warmup queue, statistics, cleanup.
 
 libastra_a_SOURCES += \
-	cache/key.c cache/key.h \
-	cache/cachecmd.c cache/cachecmd.h \
 	cache/cleanup.c cache/cleanup.h \
-	cache/device.c cache/device.h \
 	cache/fsio.c cache/fsio.h \
 	cache/lock.c cache/lock.h \
 	cache/manifest.c cache/manifest.h \
+	cache/names.c cache/names.h \
 	cache/queue.c cache/queue.h \
 	cache/stats.c cache/stats.h \
 	cache/storage.h cache/storage-file.c \

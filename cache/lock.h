@@ -3,8 +3,8 @@
  *
  * When `make -j32` meets the same kernel 32 times, one process optimizes
  * it and the others wait for its verdict (bounded by the `lock_wait`
- * setting) or compile the original.  The lock is flock(2) on a file beside
- * the entry (<dir>/ab/cd/<key>-<cc>.lock): the kernel releases it when its
+ * setting) or compile the original.  The lock is the local tier's flock(2)
+ * lock "<key>-<cc>.lock", beside the entry: the kernel releases it when its
  * holder exits or is killed (kill -9 included), so a crashed optimizer never
  * leaves a lock that has to be broken by guesswork (pids, boot ids, ages).
  * On NFS, Linux maps flock to POSIX byte-range locks, which the server
@@ -32,11 +32,10 @@
 #include "cache/store.h"
 
 struct astra_cache_lock {
-	int fd;
-	char *path;
+	struct astra_file_lock f;
 };
 
-#define ASTRA_CACHE_LOCK_INIT { -1, NULL }
+#define ASTRA_CACHE_LOCK_INIT { ASTRA_FILE_LOCK_INIT }
 
 /*
  * Take the lock for (key, cc), waiting up to wait seconds (0: try once).

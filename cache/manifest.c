@@ -15,13 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifdef ASTRA_XXH_INLINE
-#define XXH_INLINE_ALL
-#endif
-#include <xxhash.h>
 
-#include "astra-cc/json.h"
-#include "astra-cc/util.h"
+#include "lib/hash.h"
+#include "lib/json.h"
+#include "lib/util.h"
 #include "cache/manifest.h"
 
 static const char *const verdict_names[] = {
@@ -128,7 +125,7 @@ void astra_entry_set_variant(struct astra_entry *e, const char *text, size_t len
 
 void astra_checksum(const void *data, size_t len, char out[25])
 {
-	snprintf(out, 25, "xxh3-64:%016llx", (unsigned long long)XXH3_64bits(data, len));
+	snprintf(out, 25, "xxh3-64:%016llx", astra_hash64(data, len));
 }
 
 int astra_key_ok(const char *key)

@@ -26,7 +26,7 @@
 
 #include <stddef.h>
 
-#include "astra-cc/buf.h"
+#include "lib/buf.h"
 
 struct astra_json;
 
@@ -64,7 +64,7 @@ struct astra_entry_timing {
  */
 struct astra_entry {
 	/* Identity. */
-	char *key;                 /* 32 lowercase hex digits (from cache/key.c) */
+	char *key;                 /* 32 lowercase hex digits (from front/key.c) */
 	int cc;                    /* compute capability: 90 for sm_90 */
 	enum astra_verdict verdict;
 	char *reason;              /* why no variant / why it failed; optional */

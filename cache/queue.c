@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "astra-cc/json.h"
-#include "astra-cc/log.h"
+#include "lib/json.h"
+#include "lib/log.h"
 #include "cache/fsio.h"
 #include "cache/queue.h"
 #include "cache/stats.h"
@@ -39,15 +39,16 @@ void astra_warmup_items_free(struct astra_warmup_item *items, size_t nr)
 	free(items);
 }
 
-static char *item_path(struct astra_cache *c, const char *key, int cc)
+static char *item_name(const char *key, int cc)
 {
-	return xasprintf("%s/queue/%s-%d.json", astra_cache_dir(c), key, cc);
+	return astra_cache_object_name(key, cc, ASTRA_OBJ_QUEUE);
 }
 
 int astra_cache_queue_add(struct astra_cache *c, struct astra_warmup_item *it)
 {
+	struct astra_storage *s = astra_cache_local(c);
 	struct astra_json *j, *a;
-	char *text, *path;
+	char *text, *name;
 	size_t i;
 	int ret;
 
@@ -68,17 +69,17 @@ int astra_cache_queue_add(struct astra_cache *c, struct astra_warmup_item *it)
 	astra_json_set_num(j, "queued", (double)it->queued);
 	text = astra_json_print(j, 1);
 	astra_json_free(j);
-	path = item_path(c, it->key, it->cc);
-	ret = astra_fsio_write_atomic(path, text, strlen(text));
+	name = item_name(it->key, it->cc);
+	ret = s->ops->put(s, name, text, strlen(text));
 	if (ret < 0) {
-		warning("cannot queue %s for warmup in %s: %s", it->kernel, path, strerror(errno));
+		warning("cannot queue %s for warmup in %s: %s", it->kernel, s->url, strerror(errno));
 		astra_fsio_count(errno);
 	} else {
 		astra_stats_inc(ASTRA_STAT_QUEUED);
 		astra_trace(ASTRA_TRACE_CACHE, "queued %s (%s sm_%d) for warmup", it->kernel, it->key, it->cc);
 	}
 	free(text);
-	free(path);
+	free(name);
 	return ret;
 }
 
@@ -122,73 +123,85 @@ static int by_queued(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+struct listing {
+	struct astra_storage *s;
+	struct astra_warmup_item *items;
+	size_t nr, alloc;
+	long long count;
+	int count_only;
+};
+
+static int visit(const char *name, const struct astra_storage_stat *st, void *data)
+{
+	struct listing *l = data;
+	struct astra_buf b = ASTRA_BUF_INIT;
+	struct astra_warmup_item it;
+	char key[33];
+	int cc, r;
+	(void)st;
+	if (astra_cache_parse_name(name, key, &cc) != ASTRA_OBJ_QUEUE)
+		return 0;
+	if (l->count_only) {
+		l->count++;
+		return 0;
+	}
+	astra_warmup_item_init(&it);
+	r = l->s->ops->get(l->s, name, &b, NULL);
+	if (r < 0) {
+		warning("cannot read the warmup queue item %s: %s", name, strerror(errno));
+	} else if (r == 0) {
+		/* Removed by a concurrent warmup since the listing: fine. */
+	} else if (parse_item(b.buf, b.len, &it) == 0 && !strcmp(it.key, key) && it.cc == cc) {
+		ALLOC_GROW(l->items, l->nr + 1, l->alloc);
+		l->items[l->nr++] = it;
+		astra_buf_release(&b);
+		return 0;
+	} else {
+		warning("removing a bad warmup queue item %s", name);
+		l->s->ops->remove(l->s, name);
+	}
+	astra_warmup_item_release(&it);
+	astra_buf_release(&b);
+	return 0;
+}
+
 int astra_cache_queue_list(struct astra_cache *c, struct astra_warmup_item **items, size_t *nr)
 {
-	char *dir = xasprintf("%s/queue", astra_cache_dir(c));
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	size_t alloc = 0;
-
+	struct listing l;
+	memset(&l, 0, sizeof(l));
+	l.s = astra_cache_local(c);
 	*items = NULL;
 	*nr = 0;
-	if (!d) {
-		int err = errno;
-		free(dir);
-		return err == ENOENT ? 0 : -1;
+	if (l.s->ops->list(l.s, "", visit, &l) < 0) {
+		astra_warmup_items_free(l.items, l.nr);
+		return -1;
 	}
-	while ((de = readdir(d)) != NULL) {
-		struct astra_buf b = ASTRA_BUF_INIT;
-		struct astra_warmup_item it;
-		char *path;
-		if (!astra_ends_with(de->d_name, ".json") || astra_fsio_is_temp(de->d_name))
-			continue;
-		path = xasprintf("%s/%s", dir, de->d_name);
-		astra_warmup_item_init(&it);
-		if (astra_buf_read_file(&b, path, 1 << 20) < 0) {
-			/* Removed by a concurrent warmup since readdir: fine. */
-			if (errno != ENOENT)
-				warning("cannot read the warmup queue item %s: %s", path, strerror(errno));
-		} else if (parse_item(b.buf, b.len, &it) == 0) {
-			ALLOC_GROW(*items, *nr + 1, alloc);
-			(*items)[(*nr)++] = it;
-		} else {
-			warning("removing a bad warmup queue item %s", path);
-			astra_warmup_item_release(&it);
-			unlink(path);
-		}
-		astra_buf_release(&b);
-		free(path);
-	}
-	closedir(d);
-	free(dir);
-	if (*nr)
-		qsort(*items, *nr, sizeof(**items), by_queued);
+	if (l.nr)
+		qsort(l.items, l.nr, sizeof(*l.items), by_queued);
+	*items = l.items;
+	*nr = l.nr;
 	return 0;
 }
 
 long long astra_cache_queue_length(struct astra_cache *c)
 {
-	char *dir = xasprintf("%s/queue", astra_cache_dir(c));
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	long long n = 0;
-	free(dir);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) != NULL)
-		n += astra_ends_with(de->d_name, ".json") && !astra_fsio_is_temp(de->d_name);
-	closedir(d);
-	return n;
+	struct listing l;
+	memset(&l, 0, sizeof(l));
+	l.s = astra_cache_local(c);
+	l.count_only = 1;
+	l.s->ops->list(l.s, "", visit, &l);
+	return l.count;
 }
 
 int astra_cache_queue_remove(struct astra_cache *c, const char *key, int cc)
 {
-	char *path;
+	struct astra_storage *s = astra_cache_local(c);
+	char *name;
 	int r;
 	if (!astra_key_ok(key))
 		return -1;
-	path = item_path(c, key, cc);
-	r = unlink(path);
-	free(path);
-	return r < 0 && errno != ENOENT ? -1 : 0;
+	name = item_name(key, cc);
+	r = s->ops->remove(s, name);
+	free(name);
+	return r;
 }

@@ -6,7 +6,8 @@
  * what is queued, so the next build hits.  Each item records the compile
  * command that met the kernel, so the warmup can rebuild the same TU.
  *
- * One file per (key, cc): <dir>/queue/<key>-<cc>.json, written atomically.
+ * One object per (key, cc) on the local tier: "<key>-<cc>.queue" (JSON),
+ * written atomically.
  * Queueing the same kernel twice (32 parallel compiles of one TU) leaves one
  * item.  A file that does not parse is removed and skipped by
  * astra_cache_queue_list().
@@ -14,7 +15,7 @@
 #ifndef ASTRA_QUEUE_H
 #define ASTRA_QUEUE_H
 
-#include "astra-cc/vec.h"
+#include "lib/vec.h"
 #include "cache/store.h"
 
 #define ASTRA_QUEUE_FORMAT 1

@@ -7,6 +7,7 @@
 #include "autoconfig.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "astra-cc/buf.h"
-#include "astra-cc/log.h"
 #include "cache/stats.h"
+#include "cache/storage.h"
+#include "lib/buf.h"
+#include "lib/log.h"
 
 static const char *const names[ASTRA_STAT__COUNT] = {
 	[ASTRA_STAT_ANNOTATED_COMPILES] = "annotated_compiles",
@@ -87,55 +89,44 @@ static void parse(const char *text, long long *out)
 
 int astra_stats_read(const char *dir, long long *out)
 {
+	struct astra_storage *s = astra_storage_file_open(dir);
 	struct astra_buf b = ASTRA_BUF_INIT;
-	char *path = xasprintf("%s/stats", dir);
 	memset(out, 0, sizeof(long long) * ASTRA_STAT__COUNT);
-	if (astra_buf_read_file(&b, path, 1 << 20) == 0)
+	if (s->ops->get(s, "stats", &b, NULL) > 0)
 		parse(b.buf, out);
 	astra_buf_release(&b);
-	free(path);
+	s->ops->close(s);
 	return 0;
 }
 
-/* Rewrite dir/stats as base + delta under dir/stats.lock. */
+/* Rewrite the local tier's "stats" as base + delta under its lock "stats.lock". */
 static int update(const char *dir, const long long *delta, int zero)
 {
-	char *lock = xasprintf("%s/stats.lock", dir);
-	char *path = xasprintf("%s/stats", dir);
-	char *tmp = xasprintf("%s/stats.tmp.%d", dir, (int)getpid());
+	struct astra_storage *s = astra_storage_file_open(dir);
+	struct astra_file_lock lk = ASTRA_FILE_LOCK_INIT;
 	long long cur[ASTRA_STAT__COUNT];
 	struct astra_buf b = ASTRA_BUF_INIT;
-	int fd, lfd, i, ret = -1;
+	int i, ret = -1;
 
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
-		goto out;
-	lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (lfd < 0)
-		goto out;
-	if (flock(lfd, LOCK_EX) < 0) {
-		close(lfd);
-		goto out;
+	if (astra_storage_file_create(s) == 0 && astra_storage_file_lock(s, "stats.lock", -1, &lk) == 1) {
+		astra_stats_read(dir, cur);
+		for (i = 0; i < ASTRA_STAT__COUNT; i++) {
+			/* Saturate: a counter at its maximum stays there. */
+			if (zero)
+				cur[i] = 0;
+			else if (delta[i] > 0 && cur[i] > LLONG_MAX - delta[i])
+				cur[i] = LLONG_MAX;
+			else
+				cur[i] += delta[i];
+			astra_buf_addf(&b, "%s %lld\n", names[i], cur[i]);
+		}
+		ret = s->ops->put(s, "stats", b.buf, b.len);
+		astra_storage_file_unlock(&lk, 0);
 	}
-	astra_stats_read(dir, cur);
-	for (i = 0; i < ASTRA_STAT__COUNT; i++) {
-		cur[i] = zero ? 0 : cur[i] + delta[i];
-		astra_buf_addf(&b, "%s %lld\n", names[i], cur[i]);
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd >= 0) {
-		if (write(fd, b.buf, b.len) == (ssize_t)b.len && close(fd) == 0 && rename(tmp, path) == 0)
-			ret = 0;
-		else
-			unlink(tmp);
-	}
-	close(lfd);
-out:
 	if (ret < 0)
-		astra_trace(ASTRA_TRACE_CACHE, "cannot update %s: %s", path, strerror(errno));
+		astra_trace(ASTRA_TRACE_CACHE, "cannot update the statistics in %s: %s", dir, strerror(errno));
 	astra_buf_release(&b);
-	free(lock);
-	free(path);
-	free(tmp);
+	s->ops->close(s);
 	return ret;
 }
 

@@ -10,9 +10,17 @@
  *
  * Object names are "<32 hex key>-<cc>.<kind>", e.g.
  * "0123456789abcdef0123456789abcdef-90.entry"; kinds are "entry" and
- * "transcript".  A backend may map a name to anything (the local one uses
- * two-level hex directories: 01/23/<name>).  Names contain only [0-9a-z.-]
- * and start with at least four hex digits (astra_storage_name_ok).
+ * "transcript" (cache/names.h; the local tier also keeps "queue" items and
+ * "device" ceilings).  A backend may map a name to anything (the local one
+ * uses two-level hex directories: 01/23/<name>).  Names contain only
+ * [0-9a-z.-] and start with at least four hex digits
+ * (astra_storage_name_ok).
+ *
+ * The local directory tier has a few operations of its own, below: local
+ * names at the top of the directory ("stats", "cleanup.lock"), flock(2)
+ * locks, and tidying.  Everything that touches the cache directory goes
+ * through this interface; storage-file.c is the only file that knows the
+ * directory's layout.
  *
  * Contract for every backend:
  *   - put is atomic: a concurrent get returns the old blob, the new blob
@@ -27,7 +35,7 @@
 
 #include <stddef.h>
 
-#include "astra-cc/buf.h"
+#include "lib/buf.h"
 
 struct astra_storage_stat {
 	long long size;    /* bytes */
@@ -59,6 +67,8 @@ struct astra_storage_ops {
 	 * Adds the number of files removed to *removed.
 	 */
 	int (*sweep)(struct astra_storage *s, long long before, long long *removed);
+	/* Where object `name` lives, for people: a path or a URL (malloc'd). */
+	char *(*where)(struct astra_storage *s, const char *name);
 	void (*close)(struct astra_storage *s);
 };
 
@@ -78,11 +88,55 @@ int astra_storage_name_ok(const char *name);
  */
 struct astra_storage *astra_storage_file_open(const char *dir);
 
+/* ---- The local directory tier's own operations. ---- */
+
 /*
- * Path of object (or lock) `name` under dir in the local layout:
- * dir/<name[0..1]>/<name[2..3]>/name.  Malloc'd.  The lock module uses it so
- * locks sit beside the entries they protect.
+ * A local name: [a-z][a-z0-9.-]*, at most 64 bytes, no "..": a file at the
+ * top of the cache directory ("stats", "stats.lock").  The file tier's
+ * get/put/head/remove accept local names as well as object names; list()
+ * walks objects only.
  */
-char *astra_storage_file_path(const char *dir, const char *name);
+int astra_storage_local_name_ok(const char *name);
+
+/* Does the tier's directory exist?  (A missing one is an empty cache.) */
+int astra_storage_file_present(struct astra_storage *s);
+
+/*
+ * Create the tier's directory itself, not its parents (what a statistics
+ * update may do: a cache under a directory that does not exist stays
+ * uncreated until something is stored).  0, or -1 with errno.
+ */
+int astra_storage_file_create(struct astra_storage *s);
+
+/*
+ * A lock held on a file of the tier: flock(2), released by the kernel when
+ * its holder exits or is killed (kill -9 included).  `name` is an object
+ * name ending in ".lock" (it sits beside the object: the per-key locks) or
+ * a local name ending in ".lock" (at the top).  The lock file is created
+ * with O_NOFOLLOW.  After flock succeeds the locker checks that the name
+ * still names the file it locked (its holder may have removed it) and
+ * starts over otherwise, so removing a lock file while holding it is safe.
+ */
+struct astra_file_lock {
+	int fd;
+	char *path;
+};
+#define ASTRA_FILE_LOCK_INIT { -1, NULL }
+
+/*
+ * Take the lock, waiting up to wait seconds (0: try once; negative: as
+ * long as it takes).  Returns 1 (held), 0 (held by another process for the
+ * whole wait) or -1 (the lock file cannot be made or locked: errno set).
+ */
+int astra_storage_file_lock(struct astra_storage *s, const char *name, double wait, struct astra_file_lock *lk);
+
+/* Release a held lock, removing its file first when remove is set; a no-op on an unheld one. */
+void astra_storage_file_unlock(struct astra_file_lock *lk, int remove);
+
+/* Is the lock held by some process right now?  1, 0, or -1. */
+int astra_storage_file_lock_held(struct astra_storage *s, const char *name);
+
+/* Remove the two-level directories that are empty now. */
+void astra_storage_file_tidy(struct astra_storage *s);
 
 #endif

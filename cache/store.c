@@ -5,6 +5,15 @@
  * checks every entry it reads (manifest.c), decides what a failure means
  * (always: a miss, logged and counted), records uses for LRU, and triggers
  * cleanup when a store takes the cache over its limit.
+ *
+ * Tiers: the local directory first, then the `remote_storage` tiers in
+ * order (as ccache 4's remote storage).  A lookup that misses locally asks
+ * each remote tier; a remote hit passes the same checks as a local one and
+ * is copied into the local tier.  A store writes the local tier, then
+ * every remote tier not marked read-only.  A remote tier that fails (not
+ * "absent": an error) is skipped for the rest of the process, so a tier
+ * that is down costs a build at most one failure.  Removing, cleaning and
+ * listing are local chores: they never touch a remote tier.
  */
 #include "autoconfig.h"
 
@@ -12,36 +21,98 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "astra-cc/config.h"
-#include "astra-cc/json.h"
-#include "astra-cc/log.h"
+#include "lib/config.h"
+#include "lib/json.h"
+#include "lib/log.h"
 #include "cache/cleanup.h"
 #include "cache/fsio.h"
 #include "cache/stats.h"
 #include "cache/store.h"
 
+struct tier {
+	struct astra_storage *s;
+	int read_only;
+	int broken;           /* failed once in this process: skipped */
+};
+
 struct astra_cache {
 	char *dir;
 	struct astra_storage *local;
+	struct tier *remote;
+	size_t nr_remote, alloc_remote;
 	long long max_size;
 };
+
+int astra_cache_add_tier(struct astra_cache *c, const char *spec)
+{
+	size_t n = strcspn(spec, "|");
+	const char *attrs = spec + n;
+	char *url = xstrndup(spec, n);
+	struct astra_storage *s = NULL;
+	int read_only = 0;
+
+	while (*attrs == '|') {
+		size_t k;
+		attrs++;
+		k = strcspn(attrs, "|");
+		if (k == 9 && !strncmp(attrs, "read-only", 9))
+			read_only = 1;
+		else
+			warning("remote_storage %s: unknown attribute %.*s (ignored)", url, (int)k, attrs);
+		attrs += k;
+	}
+	if (astra_starts_with(url, "file://"))
+		s = astra_storage_file_open(url + 7);
+	else if (astra_starts_with(url, "file:"))
+		s = astra_storage_file_open(url + 5);
+	if (!s || !*s->url || s->url[0] != '/') {
+		warning("remote_storage: %s is not a tier astra-cc can use (file:/absolute/dir)", url);
+		if (s)
+			s->ops->close(s);
+		free(url);
+		return -1;
+	}
+	free(url);
+	ALLOC_GROW(c->remote, c->nr_remote + 1, c->alloc_remote);
+	c->remote[c->nr_remote].s = s;
+	c->remote[c->nr_remote].read_only = read_only;
+	c->remote[c->nr_remote].broken = 0;
+	c->nr_remote++;
+	return 0;
+}
 
 struct astra_cache *astra_cache_open(const char *dir)
 {
 	struct astra_cache *c = xcalloc(1, sizeof(*c));
+	const char *tiers = astra_config_str(ASTRA_CFG_REMOTE_STORAGE);
 	if (!dir)
 		dir = astra_config_str(ASTRA_CFG_DIR);
 	c->local = astra_storage_file_open(dir);
 	c->dir = xstrdup(c->local->url);
 	c->max_size = astra_config_int(ASTRA_CFG_MAX_SIZE);
+	/* Space-separated tier specifications, tried in order after the local one. */
+	while (tiers && *tiers) {
+		size_t n = strcspn(tiers, " \t");
+		if (n) {
+			char *spec = xstrndup(tiers, n);
+			astra_cache_add_tier(c, spec);
+			free(spec);
+		}
+		tiers += n;
+		tiers += strspn(tiers, " \t");
+	}
 	return c;
 }
 
 void astra_cache_close(struct astra_cache *c)
 {
+	size_t i;
 	if (!c)
 		return;
 	c->local->ops->close(c->local);
+	for (i = 0; i < c->nr_remote; i++)
+		c->remote[i].s->ops->close(c->remote[i].s);
+	free(c->remote);
 	free(c->dir);
 	free(c);
 }
@@ -56,43 +127,63 @@ struct astra_storage *astra_cache_local(struct astra_cache *c)
 	return c->local;
 }
 
-char *astra_cache_entry_name(const char *key, int cc)
-{
-	return xasprintf("%s-%d.entry", key, cc);
-}
-
-char *astra_cache_transcript_name(const char *key, int cc)
-{
-	return xasprintf("%s-%d.transcript", key, cc);
-}
-
-int astra_cache_parse_name(const char *name, char *key, int *cc)
-{
-	const char *p = name + 32;
-	char *end;
-	long v;
-	if (strlen(name) < 34 || *p != '-')
-		return 0;
-	memcpy(key, name, 32);
-	key[32] = '\0';
-	if (!astra_key_ok(key) || p[1] < '1' || p[1] > '9')
-		return 0;
-	v = strtol(p + 1, &end, 10);
-	if (v <= 0 || v > 9999)
-		return 0;
-	*cc = (int)v;
-	if (!strcmp(end, ".entry"))
-		return 1;
-	if (!strcmp(end, ".transcript"))
-		return 2;
-	return 0;
-}
-
 /* Log and count a storage failure; the operation becomes a miss. */
-static void storage_failed(struct astra_cache *c, const char *what, const char *name, int err)
+static void storage_failed(struct astra_storage *s, const char *what, const char *name, int err)
 {
-	warning("cache %s: cannot %s %s: %s", c->dir, what, name, strerror(err));
+	warning("cache %s: cannot %s %s: %s", s->url, what, name, strerror(err));
 	astra_fsio_count(err);
+}
+
+/* A remote tier failed: say so once, and skip it for the rest of the process. */
+static void tier_failed(struct tier *t, const char *what, const char *name, int err)
+{
+	storage_failed(t->s, what, name, err);
+	t->broken = 1;
+}
+
+/*
+ * Read and check the entry (key, cc) from tier s.  Returns 1 (out filled),
+ * 0 (absent, or unusable: *why says why), -1 (the tier failed; errno).
+ * remove_corrupt: a corrupt entry is removed from s (the local tier only:
+ * a reader never deletes from a shared tier).
+ */
+static int read_entry(struct astra_cache *c, struct astra_storage *s, const char *name, const char *key, int cc,
+		      struct astra_entry *out, struct astra_buf *raw, int remove_corrupt, const char **why)
+{
+	int r = s->ops->get(s, name, raw, NULL);
+	if (r <= 0) {
+		*why = r < 0 ? "unreadable" : "no entry";
+		return r;
+	}
+	switch (astra_entry_decode(raw->buf, raw->len, key, cc, out, NULL, why)) {
+	case ASTRA_DECODE_OK:
+		return 1;
+	case ASTRA_DECODE_UNKNOWN:
+		/*
+		 * Perhaps a newer astra-cc shares this directory: leave the
+		 * file for it; our next store replaces it.
+		 */
+		warning("cache entry %s/%s: %s; treated as a miss", s->url, name, *why);
+		astra_stats_inc(ASTRA_STAT_UNKNOWN_FORMAT);
+		break;
+	case ASTRA_DECODE_CORRUPT:
+		/*
+		 * Removing it lets the next optimization replace it.  If a
+		 * writer renamed a good entry over it since we read it, this
+		 * removes the good one: that costs one re-optimization, never
+		 * a wrong substitution, so it is not worth a compare-and-delete.
+		 */
+		warning("cache entry %s/%s is corrupt: %s; %streated as a miss", s->url, name, *why,
+			remove_corrupt ? "removed, " : "");
+		astra_stats_inc(ASTRA_STAT_CORRUPT_ENTRIES);
+		if (remove_corrupt && s->ops->remove(s, name) < 0)
+			astra_trace(ASTRA_TRACE_CACHE, "cannot remove %s: %s", name, strerror(errno));
+		break;
+	}
+	astra_entry_release(out);
+	astra_entry_init(out);
+	(void)c;
+	return 0;
 }
 
 static void miss(const char *key, int cc, const char *why)
@@ -104,9 +195,10 @@ static void miss(const char *key, int cc, const char *why)
 int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct astra_entry *out)
 {
 	struct astra_buf b = ASTRA_BUF_INIT;
-	struct astra_storage_stat st;
 	const char *why = NULL;
+	const char *from = "local";
 	char *name;
+	size_t i;
 	int r;
 
 	astra_entry_init(out);
@@ -117,54 +209,52 @@ int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct as
 		return 0;
 	}
 	name = astra_cache_entry_name(key, cc);
-	r = c->local->ops->get(c->local, name, &b, &st);
-	if (r < 0) {
-		storage_failed(c, "read", name, errno);
-		miss(key, cc, "unreadable");
-		goto out;
+	r = read_entry(c, c->local, name, key, cc, out, &b, 1, &why);
+	if (r < 0)
+		storage_failed(c->local, "read", name, errno);
+	if (r == 1) {
+		/* Record the use for LRU; a read-only cache simply does not. */
+		if (c->local->ops->touch(c->local, name) < 0)
+			astra_trace(ASTRA_TRACE_CACHE, "cannot record the use of %s: %s", name, strerror(errno));
 	}
-	if (r == 0) {
-		miss(key, cc, "no entry");
-		goto out;
+	/* A local miss asks the remote tiers in order. */
+	for (i = 0; r != 1 && i < c->nr_remote; i++) {
+		struct tier *t = &c->remote[i];
+		int rr;
+		if (t->broken)
+			continue;
+		astra_buf_reset(&b);
+		rr = read_entry(c, t->s, name, key, cc, out, &b, 0, &why);
+		if (rr < 0) {
+			tier_failed(t, "read", name, errno);
+			continue;
+		}
+		if (rr == 1) {
+			/* Copied into the local tier (with its transcript): the next lookup stays local. */
+			struct astra_buf tb = ASTRA_BUF_INIT;
+			char *tname = astra_cache_transcript_name(key, cc);
+			if (out->transcript_checksum && t->s->ops->get(t->s, tname, &tb, NULL) > 0)
+				c->local->ops->put(c->local, tname, tb.buf, tb.len);
+			if (c->local->ops->put(c->local, name, b.buf, b.len) < 0)
+				astra_trace(ASTRA_TRACE_CACHE, "cannot copy %s from %s: %s", name, t->s->url,
+					    strerror(errno));
+			astra_buf_release(&tb);
+			free(tname);
+			from = t->s->url;
+			r = 1;
+		}
 	}
-	switch (astra_entry_decode(b.buf, b.len, key, cc, out, NULL, &why)) {
-	case ASTRA_DECODE_OK:
-		break;
-	case ASTRA_DECODE_UNKNOWN:
-		/*
-		 * Perhaps a newer astra-cc shares this directory: leave the
-		 * file for it; our next store replaces it.
-		 */
-		warning("cache entry %s/%s: %s; treated as a miss", c->dir, name, why);
-		astra_stats_inc(ASTRA_STAT_UNKNOWN_FORMAT);
-		miss(key, cc, why);
+	if (r != 1) {
+		miss(key, cc, why ? why : "no entry");
 		r = 0;
 		goto out;
-	case ASTRA_DECODE_CORRUPT:
-		/*
-		 * Removing it lets the next optimization replace it.  If a
-		 * writer renamed a good entry over it since we read it, this
-		 * removes the good one: that costs one re-optimization, never
-		 * a wrong substitution, so it is not worth a compare-and-delete.
-		 */
-		warning("cache entry %s/%s is corrupt: %s; removed, treated as a miss", c->dir, name, why);
-		astra_stats_inc(ASTRA_STAT_CORRUPT_ENTRIES);
-		if (c->local->ops->remove(c->local, name) < 0)
-			astra_trace(ASTRA_TRACE_CACHE, "cannot remove %s: %s", name, strerror(errno));
-		miss(key, cc, why);
-		r = 0;
-		goto out;
 	}
-	/* Record the use for LRU; a read-only cache simply does not. */
-	if (c->local->ops->touch(c->local, name) < 0)
-		astra_trace(ASTRA_TRACE_CACHE, "cannot record the use of %s: %s", name, strerror(errno));
 	astra_stats_inc(ASTRA_STAT_HITS);
 	astra_stats_inc(out->verdict == ASTRA_VERDICT_FASTER ? ASTRA_STAT_HITS_FASTER
 			: out->verdict == ASTRA_VERDICT_NO_FASTER ? ASTRA_STAT_HITS_NONE
 			: ASTRA_STAT_HITS_FAILED);
-	astra_trace(ASTRA_TRACE_CACHE, "hit %s sm_%d: %s (%s)", key, cc, astra_verdict_name(out->verdict),
-		    out->kernel);
-	r = 1;
+	astra_trace(ASTRA_TRACE_CACHE, "hit %s sm_%d: %s (%s) from %s", key, cc, astra_verdict_name(out->verdict),
+		    out->kernel, from);
 out:
 	free(name);
 	astra_buf_release(&b);
@@ -176,6 +266,7 @@ int astra_cache_peek(struct astra_cache *c, const char *key, int cc, struct astr
 {
 	struct astra_buf b = ASTRA_BUF_INIT;
 	char *name;
+	size_t i;
 	int r;
 
 	astra_entry_init(out);
@@ -185,6 +276,9 @@ int astra_cache_peek(struct astra_cache *c, const char *key, int cc, struct astr
 		return *why = "invalid key", -1;
 	name = astra_cache_entry_name(key, cc);
 	r = c->local->ops->get(c->local, name, &b, st);
+	for (i = 0; r == 0 && i < c->nr_remote; i++)
+		if (!c->remote[i].broken)
+			r = c->remote[i].s->ops->get(c->remote[i].s, name, &b, st);
 	if (r < 0)
 		*why = strerror(errno);
 	else if (r > 0 && astra_entry_decode(b.buf, b.len, key, cc, out, manifest_out, why) != ASTRA_DECODE_OK)
@@ -208,11 +302,11 @@ static void maybe_cleanup(struct astra_cache *c)
 {
 	struct astra_cleanup_result r;
 	long long bytes, entries;
-	if (c->max_size <= 0 || astra_cache_usage(c, &bytes, &entries) < 0 || bytes <= c->max_size)
+	if (c->max_size <= 0 || astra_cache_usage(c->local, &bytes, &entries) < 0 || bytes <= c->max_size)
 		return;
 	astra_trace(ASTRA_TRACE_CACHE, "cache is %lld bytes, over its limit of %lld: cleaning up", bytes,
 		    c->max_size);
-	astra_cache_cleanup(c, c->max_size, 0, 0, &r);
+	astra_cache_cleanup(c->local, c->max_size, 0, 0, &r);
 }
 
 int astra_cache_store(struct astra_cache *c, struct astra_entry *e, const char *transcript,
@@ -222,6 +316,7 @@ int astra_cache_store(struct astra_cache *c, struct astra_entry *e, const char *
 	const char *why;
 	char *name = NULL, *tname = NULL;
 	char sum[25];
+	size_t i;
 	int ret = -1;
 
 	if (!e->created)
@@ -245,7 +340,7 @@ int astra_cache_store(struct astra_cache *c, struct astra_entry *e, const char *
 			e->transcript_checksum = xstrdup(sum);
 			e->transcript_len = (long long)transcript_len;
 		} else {
-			storage_failed(c, "write", tname, errno);
+			storage_failed(c->local, "write", tname, errno);
 		}
 	} else if (c->local->ops->remove(c->local, tname) < 0) {
 		astra_trace(ASTRA_TRACE_CACHE, "cannot remove %s: %s", tname, strerror(errno));
@@ -255,14 +350,30 @@ int astra_cache_store(struct astra_cache *c, struct astra_entry *e, const char *
 		error("cannot store the cache entry for %s (%s): %s", e->kernel ? e->kernel : "?", e->key, why);
 		goto out;
 	}
-	if (c->local->ops->put(c->local, name, b.buf, b.len) < 0) {
-		storage_failed(c, "write", name, errno);
-		goto out;
+	if (c->local->ops->put(c->local, name, b.buf, b.len) < 0)
+		storage_failed(c->local, "write", name, errno);
+	else
+		ret = 0;
+	/* Then every writable remote tier, the transcript first as above. */
+	for (i = 0; i < c->nr_remote; i++) {
+		struct tier *t = &c->remote[i];
+		if (t->read_only || t->broken)
+			continue;
+		if (transcript && e->transcript_checksum &&
+		    t->s->ops->put(t->s, tname, transcript, transcript_len) < 0) {
+			tier_failed(t, "write", tname, errno);
+			continue;
+		}
+		if (t->s->ops->put(t->s, name, b.buf, b.len) < 0)
+			tier_failed(t, "write", name, errno);
+		else
+			ret = 0;
 	}
+	if (ret < 0)
+		goto out;
 	count_verdict(e->verdict);
 	astra_trace(ASTRA_TRACE_CACHE, "stored %s sm_%d: %s (%s, %zu bytes)", e->key, e->cc,
 		    astra_verdict_name(e->verdict), e->kernel, b.len);
-	ret = 0;
 	maybe_cleanup(c);
 out:
 	free(name);
@@ -277,6 +388,7 @@ int astra_cache_transcript(struct astra_cache *c, const char *key, int cc, struc
 	struct astra_buf b = ASTRA_BUF_INIT;
 	const char *why;
 	char *tname, sum[25];
+	size_t i;
 	int r;
 
 	r = astra_cache_peek(c, key, cc, &e, NULL, NULL, &why);
@@ -288,6 +400,9 @@ int astra_cache_transcript(struct astra_cache *c, const char *key, int cc, struc
 	}
 	tname = astra_cache_transcript_name(key, cc);
 	r = c->local->ops->get(c->local, tname, &b, NULL);
+	for (i = 0; r == 0 && i < c->nr_remote; i++)
+		if (!c->remote[i].broken)
+			r = c->remote[i].s->ops->get(c->remote[i].s, tname, &b, NULL);
 	if (r > 0) {
 		astra_checksum(b.buf, b.len, sum);
 		if ((long long)b.len != e.transcript_len || strcmp(sum, e.transcript_checksum))

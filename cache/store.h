@@ -24,16 +24,18 @@
  * CACHE_UNWRITABLE / CACHE_FULL / CACHE_IO_ERRORS, CLEANUPS, EVICTED.
  * The caller flushes them (astra_stats_flush) as the driver does.
  *
- * Entries live in storage tiers (cache/storage.h); today the only tier is
- * the local directory.  With a remote tier, a lookup will try local then
- * remote (copying a remote hit into the local tier) and a store will write
- * both, without callers changing.
+ * Entries live in storage tiers (cache/storage.h): the local directory,
+ * then the `remote_storage` tiers in order.  A lookup tries local then
+ * each remote (copying a remote hit into the local tier, after the same
+ * checks); a store writes local and every remote not marked read-only.
+ * The warmup queue and the device ceilings live on the local tier only.
  */
 #ifndef ASTRA_STORE_H
 #define ASTRA_STORE_H
 
-#include "astra-cc/buf.h"
+#include "lib/buf.h"
 #include "cache/manifest.h"
+#include "cache/names.h"
 #include "cache/storage.h"
 
 struct astra_cache;
@@ -45,6 +47,14 @@ struct astra_cache;
  */
 struct astra_cache *astra_cache_open(const char *dir);
 void astra_cache_close(struct astra_cache *c);
+
+/*
+ * Add a tier after the others (what the `remote_storage` setting does for
+ * each of its space-separated words): "file:/dir" or "file:///dir", with
+ * "|read-only" after it for a tier this process must not write.  Returns
+ * 0, or -1 (logged) for a tier astra-cc cannot use (it is skipped).
+ */
+int astra_cache_add_tier(struct astra_cache *c, const char *spec);
 
 /* The cache directory (owned by c). */
 const char *astra_cache_dir(const struct astra_cache *c);
@@ -89,14 +99,5 @@ int astra_cache_transcript(struct astra_cache *c, const char *key, int cc, struc
 
 /* Remove the entry for (key, cc) and its transcript.  0 or -1. */
 int astra_cache_remove(struct astra_cache *c, const char *key, int cc);
-
-/* Object names: "<key>-<cc>.entry" and "<key>-<cc>.transcript" (malloc'd). */
-char *astra_cache_entry_name(const char *key, int cc);
-char *astra_cache_transcript_name(const char *key, int cc);
-/*
- * Split an object name into key and cc (key: 33 bytes).  Returns 1 for an
- * entry, 2 for a transcript, 0 for anything else.
- */
-int astra_cache_parse_name(const char *name, char *key, int *cc);
 
 #endif

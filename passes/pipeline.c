@@ -2,8 +2,8 @@
  * pipeline.c - the annotated-compile path (see pipeline.h).
  *
  * This file only sequences the passes; each pass lives in its own file:
- * extraction (passes/extract.c), pragma diagnostics, the kernel keys
- * (cache/key.c, with the debug_key file), the lookups (cache/store.c) and
+ * extraction (front/extract.c), pragma diagnostics, the kernel keys
+ * (front/key.c, with the debug_key file), the lookups (cache/store.c) and
  * the policy on a miss (queue for warmup, or the loop in agents/loop.c),
  * and substitution (passes/substitute.c).
  */
@@ -15,19 +15,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agents/loop.h"
-#include "agents/warmup.h"
-#include "astra-cc/buf.h"
-#include "astra-cc/config.h"
-#include "astra-cc/log.h"
-#include "cache/key.h"
+#include "lib/arch.h"
+#include "lib/buf.h"
+#include "lib/config.h"
+#include "lib/log.h"
+#include "front/key.h"
 #include "cache/lock.h"
 #include "cache/queue.h"
 #include "cache/stats.h"
 #include "cache/store.h"
 #include "passes/substitute.h"
-#include "passes/extract.h"
-#include "passes/includes.h"
+#include "front/extract.h"
+#include "front/includes.h"
 #include "passes/pipeline.h"
 
 int astra_pipeline_mentions_pragma(const char *path, const struct astra_search_path *sp)
@@ -96,30 +95,6 @@ struct found {
 	size_t nr_ccs;
 };
 
-/* 90 for "sm_90", "sm_90a"; 0 for "default" and anything else. */
-static int target_cc(const char *arch)
-{
-	if (!astra_starts_with(arch, "sm_") && !astra_starts_with(arch, "compute_"))
-		return 0;
-	return atoi(arch + strcspn(arch, "0123456789"));
-}
-
-/*
- * `optimize` without a GPU behaves as `use` and says so in the log once
- * (a marker file in the cache directory remembers that it was said).
- */
-static void note_no_gpu_once(void)
-{
-	char *marker = xasprintf("%s/optimize-without-gpu.noted", astra_config_str(ASTRA_CFG_DIR));
-	int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd >= 0) {
-		close(fd);
-		warning("mode=optimize, but this machine has no GPU: kernels are queued for "
-			"`astra-cc --warmup` as in mode=use (said once; remove %s to hear it again)", marker);
-	}
-	free(marker);
-}
-
 /* Queue a missed kernel for `astra-cc --warmup`. */
 static void queue_for_warmup(struct astra_cache *cache, const struct astra_invocation *inv,
 			     const struct astra_kernel *k, const char *key, int cc)
@@ -137,61 +112,12 @@ static void queue_for_warmup(struct astra_cache *cache, const struct astra_invoc
 	astra_warmup_item_release(&it);
 }
 
-/*
- * `optimize` on a miss: run the loop now, under the kernel's lock, if this
- * machine's GPU is the architecture the lookup was for.  Returns 1 when a
- * verdict is now in the cache (*e filled), else 0.
- */
-static int optimize_now(struct astra_cache *cache, struct astra_invocation *inv, const struct astra_tu *tu,
-			const struct astra_kernel *k, const char *arch, const char *key, int cc,
-			const char *version, struct astra_entry *e)
-{
-	static int gpu_known, gpu_cc;
-	struct astra_cache_lock lk = ASTRA_CACHE_LOCK_INIT;
-	struct astra_loop_opts lo = { 0 };
-	struct astra_loop_result res;
-	int got;
+/* The `optimize` policy, when the driver registered one. */
+static astra_pipeline_optimize_fn optimize_now;
 
-	if (!gpu_known) {
-		struct astra_gpu g;
-		gpu_cc = astra_gpu_detect(&g) ? g.cc : 0;
-		gpu_known = 1;
-	}
-	if (!gpu_cc) {
-		note_no_gpu_once();
-		return 0;
-	}
-	if (gpu_cc != cc)
-		return 0;
-	got = astra_cache_lock(cache, key, cc, (double)astra_config_int(ASTRA_CFG_LOCK_WAIT), &lk);
-	if (got <= 0) {
-		if (got == 0)
-			astra_stats_inc(ASTRA_STAT_LOCK_TIMEOUTS);
-		return 0;
-	}
-	/* Another process may have finished while this one waited. */
-	if (astra_cache_lookup(cache, key, cc, e) == 1) {
-		astra_cache_unlock(&lk);
-		return 1;
-	}
-	lo.nvcc = inv->nvcc;
-	astra_loop_run(tu, k, &inv->cl, &lo, &res);
-	if (res.verdict != ASTRA_VERDICT_NONE) {
-		e->key = xstrdup(key);
-		e->cc = cc;
-		e->kernel = xstrdup(k->name);
-		e->file = xstrdup(k->file);
-		e->line = k->line;
-		astra_entry_add_input(e, "arch", arch);
-		astra_entry_add_input(e, "nvcc", version);
-		astra_loop_fill_entry(&res, &lo, e);
-		free(e->nvcc_version);
-		e->nvcc_version = xstrdup(version);
-		astra_cache_store(cache, e, res.transcript, res.transcript ? strlen(res.transcript) : 0);
-	}
-	astra_cache_unlock(&lk);
-	astra_loop_result_release(&res);
-	return e->verdict != ASTRA_VERDICT_NONE;
+void astra_pipeline_set_optimizer(astra_pipeline_optimize_fn fn)
+{
+	optimize_now = fn;
 }
 
 /*
@@ -212,7 +138,7 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 	size_t i, a;
 	int nr_found = 0;
 
-	if (astra_key_archs(&inv->cl, &archs) < 0) {
+	if (astra_arch_targets(&inv->cl, &archs) < 0) {
 		astra_vec_clear(&archs);
 		return error("%s: the GPU targets cannot be known from the command line", inv->cl.inputs.v[0]);
 	}
@@ -232,7 +158,7 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 		for (a = archs.nr; a-- > 0;) {
 			struct astra_key key;
 			struct astra_entry e;
-			int cc = target_cc(archs.v[a]), hit;
+			int cc = astra_arch_cc(archs.v[a]), hit;
 			if (debug)
 				astra_buf_addf(&text, "### kernel %s (%s:%u) target %s\n", k->name, k->file, k->line,
 					       archs.v[a]);
@@ -246,8 +172,8 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 				continue;
 			astra_entry_init(&e);
 			hit = astra_cache_lookup(cache, key.hex, cc, &e) == 1;
-			if (!hit && mode == ASTRA_MODE_OPTIMIZE)
-				hit = optimize_now(cache, inv, tu, k, archs.v[a], key.hex, cc, version.buf, &e);
+			if (!hit && mode == ASTRA_MODE_OPTIMIZE && optimize_now)
+				hit = optimize_now(cache, inv, tu, k, archs.v[a], key.hex, cc, version.buf, &e) == 1;
 			/* Not optimized here (mode=use, no GPU, another architecture): later. */
 			if (!hit)
 				queue_for_warmup(cache, inv, k, key.hex, cc);

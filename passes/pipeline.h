@@ -7,8 +7,26 @@
 #ifndef ASTRA_PIPELINE_H
 #define ASTRA_PIPELINE_H
 
-#include "astra-cc/driver.h"
-#include "passes/includes.h"
+#include "lib/nvccopts.h"
+#include "front/includes.h"
+
+struct astra_cache;
+struct astra_entry;
+struct astra_kernel;
+struct astra_tu;
+
+/*
+ * The `optimize` policy on a miss: produce a verdict for (key, cc) of
+ * kernel k now (arch: the target's name, nvcc_version: the key's), store
+ * it in cache and return 1 with e filled, or return 0 (the kernel is then
+ * queued for warmup, as in mode=use).  The build path never includes the
+ * optimizer: the driver registers the loop's policy (agents/policy.h);
+ * without one, mode=optimize behaves as mode=use.
+ */
+typedef int (*astra_pipeline_optimize_fn)(struct astra_cache *cache, struct astra_invocation *inv,
+					  const struct astra_tu *tu, const struct astra_kernel *k, const char *arch,
+					  const char *key, int cc, const char *nvcc_version, struct astra_entry *e);
+void astra_pipeline_set_optimizer(astra_pipeline_optimize_fn fn);
 
 /*
  * Compile inv, substituting verified variants where the cache has them.

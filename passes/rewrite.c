@@ -14,7 +14,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "astra-cc/log.h"
+#include "lib/log.h"
 #include "passes/rewrite.h"
 
 /* ------------------------------------------------------------------ scanner */

@@ -62,8 +62,8 @@
 
 #include <stddef.h>
 
-#include "astra-cc/buf.h"
-#include "passes/kernel.h"
+#include "lib/buf.h"
+#include "front/kernel.h"
 
 /*
  * One substitution: compile `variant` in place of `kernel` for the compute

@@ -21,11 +21,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "astra-cc/buf.h"
-#include "astra-cc/locate.h"
-#include "astra-cc/log.h"
-#include "astra-cc/run.h"
-#include "cache/key.h"
+#include "lib/arch.h"
+#include "lib/buf.h"
+#include "lib/locate.h"
+#include "lib/log.h"
+#include "lib/run.h"
+#include "front/key.h"
 #include "cache/stats.h"
 #include "passes/substitute.h"
 
@@ -827,7 +828,7 @@ static struct astra_subst *mark_direct(const struct astra_invocation *inv, const
 	struct astra_subst *mine = xcalloc(nr ? nr : 1, sizeof(*mine));
 	int ccs[32];
 	size_t nr_ccs = 0, i, a, b;
-	int known = astra_key_device_ccs(&inv->cl, ccs, ARRAY_SIZE(ccs), &nr_ccs) == 0;
+	int known = astra_arch_device_ccs(&inv->cl, ccs, ARRAY_SIZE(ccs), &nr_ccs) == 0;
 
 	for (i = 0; i < nr; i++) {
 		int all = known;

@@ -48,8 +48,8 @@
 #ifndef ASTRA_SUBSTITUTE_H
 #define ASTRA_SUBSTITUTE_H
 
-#include "astra-cc/buf.h"
-#include "astra-cc/driver.h"
+#include "lib/buf.h"
+#include "lib/nvccopts.h"
 #include "passes/rewrite.h"
 
 struct astra_subst_opts {

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "astra-cc/util.h"
+#include "lib/util.h"
 #include "rules/chunk.h"
 #include "rules/facts.h"
 #include "rules/helpers.h"

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "astra-cc/util.h"
+#include "lib/util.h"
 #include "rules/helpers.h"
 #include "rules/rule.h"
 

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "astra-cc/util.h"
+#include "lib/util.h"
 #include "rules/facts.h"
 
 #define NONE ((size_t)-1)

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "astra-cc/buf.h"
+#include "lib/buf.h"
 #include "rules/helpers.h"
 
 static const char *const combine_names[COMBINE__COUNT] = { "sum", "fmaxf", "fminf", "max", "min" };

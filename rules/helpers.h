@@ -13,7 +13,7 @@
 #ifndef ASTRA_HELPERS_H
 #define ASTRA_HELPERS_H
 
-#include "astra-cc/buf.h"
+#include "lib/buf.h"
 
 #define ASTRA_SFX "ASTRASFX"
 /* A helper's name as kernels call it: "astra_" ASTRA_SFX "_" name. */

@@ -20,7 +20,6 @@ libastra_a_SOURCES += \
 	rules/r-rowmap.c \
 	rules/explain.c rules/explain.h \
 	rules/planner.c rules/planner.h \
-	rules/optimizer.c rules/optimizer.h \
 	rules/r-tune.c \
 	rules/r-fastmath.c \
 	rules/r-unroll.c \

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#include "astra-cc/log.h"
-#include "astra-cc/util.h"
+#include "lib/log.h"
+#include "lib/util.h"
 #include "rules/planner.h"
 #include "rules/rule.h"
 

@@ -22,8 +22,8 @@
 
 #include <stddef.h>
 
-#include "astra-cc/vec.h"
-#include "passes/kernel.h"
+#include "lib/vec.h"
+#include "front/kernel.h"
 
 /* One earlier candidate of the rules, as the planner sees it. */
 struct astra_rules_try {

@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include "astra-cc/util.h"
+#include "lib/util.h"
 #include "rules/facts.h"
 #include "rules/rule.h"
 

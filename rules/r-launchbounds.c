@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "astra-cc/util.h"
+#include "lib/util.h"
 #include "rules/rule.h"
 
 static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)

@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra-cc/util.h"
+#include "lib/util.h"
 #include "rules/facts.h"
 #include "rules/helpers.h"
 #include "rules/rule.h"

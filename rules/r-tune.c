@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include "astra-cc/util.h"
+#include "lib/util.h"
 #include "rules/rule.h"
 
 static const struct astra_tunable *find_tunable(const struct astra_rk *rk, const char *name, size_t len)

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "astra-cc/util.h"
+#include "lib/util.h"
 #include "rules/rule.h"
 
 extern const struct astra_rule astra_rule_tune;

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "astra-cc/util.h"
+#include "lib/util.h"
 #include "rules/facts.h"
 #include "rules/helpers.h"
 #include "rules/rowmap.h"

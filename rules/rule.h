@@ -15,9 +15,9 @@
 #ifndef ASTRA_RULE_H
 #define ASTRA_RULE_H
 
-#include "astra-cc/buf.h"
-#include "astra-cc/vec.h"
-#include "passes/kernel.h"
+#include "lib/buf.h"
+#include "lib/vec.h"
+#include "front/kernel.h"
 #include "rules/syntax.h"
 
 /*

@@ -3,14 +3,14 @@
  *
  * Separate from the rules because every rule needs the same three views of
  * the text (tokens, statements, expressions), and separate from
- * passes/extract.c because rules read text that they produced themselves.
+ * front/extract.c because rules read text that they produced themselves.
  */
 #include "autoconfig.h"
 
 #include <ctype.h>
 #include <string.h>
 
-#include "astra-cc/util.h"
+#include "lib/util.h"
 #include "rules/syntax.h"
 
 #define NONE ((size_t)-1)

@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "astra-cc/buf.h"
+#include "lib/buf.h"
 
 enum astra_syn_tok_kind {
 	SYN_IDENT,   /* identifiers and keywords */

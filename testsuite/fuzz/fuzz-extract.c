@@ -1,5 +1,5 @@
 /*
- * fuzz-extract.c - fuzz target for extraction (passes/extract.c): the
+ * fuzz-extract.c - fuzz target for extraction (front/extract.c): the
  * input is a .cu file, and then a variant proposed for a fixed kernel (an
  * LLM's answer is hostile input).  libclang copes with anything; what is
  * fuzzed is astra-cc's own walk over its tokens and cursors (brace
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache/key.h"
-#include "passes/extract.h"
+#include "front/key.h"
+#include "front/extract.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

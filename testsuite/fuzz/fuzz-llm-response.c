@@ -18,7 +18,7 @@
 #include "agents/llm-answer.h"
 #include "agents/llm.h"
 #include "agents/provider.h"
-#include "passes/extract.h"
+#include "front/extract.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

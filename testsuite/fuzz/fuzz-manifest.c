@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra-cc/buf.h"
-#include "astra-cc/json.h"
+#include "lib/buf.h"
+#include "lib/json.h"
 #include "cache/manifest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,5 @@
 /*
- * fuzz-pragma.c - fuzz target for the `#pragma astra` parser (passes/pragma.c).
+ * fuzz-pragma.c - fuzz target for the `#pragma astra` parser (front/pragma.c).
  *
  * The input is the text after `#pragma astra`, continuations and all.
  * Besides not crashing, the parser must keep one promise that is easy to
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passes/pragma.h"
+#include "front/pragma.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -21,12 +21,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "astra-cc/buf.h"
-#include "astra-cc/config.h"
-#include "astra-cc/json.h"
-#include "astra-cc/log.h"
+#include "lib/buf.h"
+#include "lib/config.h"
+#include "lib/json.h"
+#include "lib/log.h"
 #include "cache/cleanup.h"
-#include "cache/device.h"
+#include "verify/device.h"
 #include "cache/lock.h"
 #include "cache/manifest.h"
 #include "cache/queue.h"
@@ -358,7 +358,7 @@ static int cmd_bench(struct astra_cache *c, int argc, char **argv)
 	const char *why;
 
 	(void)argc;
-	astra_cache_usage(c, &bytes, &entries);
+	astra_cache_usage(astra_cache_local(c), &bytes, &entries);
 	if (entries < n) {
 		char *fake[] = { "x", "--variant-size", "1500", NULL };
 		t0 = astra_now();
@@ -370,7 +370,7 @@ static int cmd_bench(struct astra_cache *c, int argc, char **argv)
 			astra_entry_release(&e);
 		}
 		t_fill = astra_now() - t0;
-		astra_cache_usage(c, &bytes, &entries);
+		astra_cache_usage(astra_cache_local(c), &bytes, &entries);
 	}
 	bench_key(key, 0);
 	if (astra_cache_peek(c, key, 90, &e, NULL, &st, &why) > 0)
@@ -421,7 +421,7 @@ int main(int argc, char **argv)
 		ret = cmd_queue_list(c);
 	} else if (!strcmp(cmd, "usage")) {
 		long long bytes, entries;
-		ret = astra_cache_usage(c, &bytes, &entries) < 0;
+		ret = astra_cache_usage(astra_cache_local(c), &bytes, &entries) < 0;
 		printf("%lld entries, %lld bytes\n", entries, bytes);
 	} else {
 		if (argc < 5)
@@ -438,7 +438,7 @@ int main(int argc, char **argv)
 			ret = printf("%d\n", astra_cache_lock_held(c, argv[3], atoi(argv[4]))) < 0;
 		else if (!strcmp(cmd, "path")) {
 			char *name = astra_cache_entry_name(argv[3], atoi(argv[4]));
-			char *path = astra_storage_file_path(argv[2], name);
+			char *path = astra_cache_local(c)->ops->where(astra_cache_local(c), name);
 			printf("%s\n", path);
 			free(name);
 			free(path);

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra-cc/buf.h"
-#include "astra-cc/config.h"
-#include "astra-cc/log.h"
+#include "lib/buf.h"
+#include "lib/config.h"
+#include "lib/log.h"
 #include "cache/manifest.h"
 #include "cache/store.h"
 

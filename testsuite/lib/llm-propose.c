@@ -30,17 +30,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/arch.h"
 #include "agents/llm-answer.h"
-#include "cache/key.h"
+#include "front/key.h"
 #include "cache/store.h"
-#include "passes/extract.h"
-#include "agents/llm-optimizer.h"
-#include "astra-cc/buf.h"
-#include "astra-cc/config.h"
-#include "astra-cc/json.h"
-#include "astra-cc/log.h"
-#include "astra-cc/nvccopts.h"
-#include "astra-cc/run.h"
+#include "front/extract.h"
+#include "agents/opt-llm.h"
+#include "lib/buf.h"
+#include "lib/config.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/nvccopts.h"
+#include "lib/run.h"
 #include "cache/stats.h"
 
 struct driver {
@@ -187,7 +188,7 @@ static void store_entry(const struct astra_tu *tu, const struct astra_kernel *k,
 
 	if (!nvcc || astra_key_nvcc_version(nvcc, astra_cache_dir(c), &ver) < 0)
 		astra_buf_adds(&ver, "unknown");
-	if (astra_key_archs(cl, &archs) < 0 || !archs.nr)
+	if (astra_arch_targets(cl, &archs) < 0 || !archs.nr)
 		astra_vec_push(&archs, "default");
 	astra_key_compute(tu, k, cl, archs.v[0], ver.buf, &key, NULL);
 	astra_entry_init(&e);
@@ -248,7 +249,7 @@ int main(int argc, char **argv)
 	struct astra_tu tu;
 	struct astra_cmdline cl;
 	struct astra_profile base;
-	struct astra_optimizer opt;
+	struct astra_optimizer *opt;
 	struct astra_opt_context ctx;
 	struct astra_attempt *hist = NULL;
 	size_t nr_hist = 0, alloc_hist = 0, h;
@@ -307,7 +308,7 @@ int main(int argc, char **argv)
 			     "output `y` differs at index 999 (shape n=1000): got 1.5, expected 2.5", 0);
 	}
 	canned_profile(&base);
-	astra_llm_optimizer_init(&opt);
+	opt = astra_llm_optimizer_new();
 
 	for (r = 0; r < rounds; r++) {
 		struct astra_variant out[2];
@@ -324,7 +325,7 @@ int main(int argc, char **argv)
 		ctx.cc = cc;
 		ctx.try_compile = compile ? try_compile : NULL;
 		ctx.loop = &d;
-		n = opt.propose(&opt, &ctx, out, 1);
+		n = opt->propose(opt, &ctx, out, 1);
 		if (n < 0) {
 			printf("round %d: the optimizer failed\n", r);
 			continue;
@@ -343,7 +344,7 @@ int main(int argc, char **argv)
 	}
 
 	/* As the loop will: the verdict and the transcript into the cache. */
-	t = opt.transcript(&opt);
+	t = opt->transcript(opt);
 	store_entry(&tu, k, &cl, cc, t);
 	if (t && transcript_path) {
 		FILE *f = fopen(transcript_path, "w");
@@ -353,7 +354,7 @@ int main(int argc, char **argv)
 		}
 	}
 	free(t);
-	opt.release(&opt);
+	opt->free(opt);
 	astra_stats_flush(astra_config_str(ASTRA_CFG_DIR));
 
 	for (h = 0; h < nr_hist; h++) {

@@ -42,8 +42,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "astra-cc/buf.h"
-#include "astra-cc/util.h"
+#include "lib/buf.h"
+#include "lib/util.h"
 
 static const char *dir = ".";
 static double deadline;

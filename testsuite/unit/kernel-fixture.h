@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra-cc/util.h"
-#include "passes/kernel.h"
+#include "lib/util.h"
+#include "front/kernel.h"
 
 struct fixture {
 	struct astra_tu tu;

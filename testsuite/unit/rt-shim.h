@@ -1,6 +1,6 @@
 /*
  * rt-shim.h - a host stand-in for the CUDA runtime calls that the test
- * program's runtime (passes/harness-rt.cuh) makes, so that its protocol can
+ * program's runtime (verify/harness-rt.cuh) makes, so that its protocol can
  * be exercised on a machine without a GPU.
  *
  * Include this before harness-rt.cuh with ASTRA_RT_SHIM defined.  "Device"

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra-cc/buf.h"
-#include "passes/extract.h"
+#include "lib/buf.h"
+#include "front/extract.h"
 #include "rules/planner.h"
 #include "rules/rule.h"
 

@@ -3,8 +3,8 @@
 
 #include <stdlib.h>
 
-#include "astra-cc/buf.h"
-#include "astra-cc/vec.h"
+#include "lib/buf.h"
+#include "lib/vec.h"
 #include "testsuite/unit/unit.h"
 
 int main(void)

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "passes/extract.h"
+#include "front/extract.h"
 #include "testsuite/unit/unit.h"
 
 static const char original[] =

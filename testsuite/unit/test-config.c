@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "astra-cc/config.h"
+#include "lib/config.h"
 #include "testsuite/unit/unit.h"
 
 int main(void)

@@ -1,5 +1,5 @@
 /*
- * Unit tests for passes/harness.c (generation) and agents/verify.c up to
+ * Unit tests for verify/harness.c (generation) and verify/verify.c up to
  * the point a GPU is needed: the generated program compiles with nvcc, the
  * compiler's errors are given to the right candidate for the right reason,
  * and the compiled program's host-side self test passes.
@@ -12,10 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agents/verify.h"
-#include "astra-cc/buf.h"
-#include "astra-cc/run.h"
-#include "passes/harness.h"
+#include "verify/verify.h"
+#include "lib/buf.h"
+#include "lib/run.h"
+#include "verify/harness.h"
 #include "testsuite/unit/kernel-fixture.h"
 #include "testsuite/unit/unit.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for passes/includes.c (the search path, both scans) and the driver's cheap scan. */
+/* Unit tests for front/includes.c (the search path, both scans) and the driver's cheap scan. */
 #include "autoconfig.h"
 
 #include <stdio.h>
@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "astra-cc/buf.h"
-#include "astra-cc/run.h"
-#include "passes/includes.h"
+#include "lib/buf.h"
+#include "lib/run.h"
+#include "front/includes.h"
 #include "passes/pipeline.h"
 #include "testsuite/unit/unit.h"
 

@@ -1,10 +1,11 @@
-/* Unit tests for cache/key.c: digests and the target list of a command. */
+/* Unit tests for front/key.c: digests and the target list of a command. */
 #include "autoconfig.h"
 
 #include <stdlib.h>
 
-#include "astra-cc/vec.h"
-#include "cache/key.h"
+#include "lib/arch.h"
+#include "lib/vec.h"
+#include "front/key.h"
 #include "testsuite/unit/unit.h"
 
 /* The key targets of an nvcc command line given as one string. */
@@ -17,7 +18,7 @@ static char *archs(const char *cmd)
 	astra_vec_push(&argv, "nvcc");
 	astra_vec_split_shell(&argv, cmd);
 	astra_cmdline_parse(&cl, (int)argv.nr, argv.v);
-	if (astra_key_archs(&cl, &out) < 0) {
+	if (astra_arch_targets(&cl, &out) < 0) {
 		s = xstrdup("unknown");
 	} else {
 		struct astra_buf b = ASTRA_BUF_INIT;
@@ -42,7 +43,7 @@ static char *device_ccs(const char *cmd)
 	astra_vec_push(&argv, "nvcc");
 	astra_vec_split_shell(&argv, cmd);
 	astra_cmdline_parse(&cl, (int)argv.nr, argv.v);
-	if (astra_key_device_ccs(&cl, ccs, ARRAY_SIZE(ccs), &nr) < 0) {
+	if (astra_arch_device_ccs(&cl, ccs, ARRAY_SIZE(ccs), &nr) < 0) {
 		s = xstrdup("unknown");
 	} else {
 		struct astra_buf b = ASTRA_BUF_INIT;

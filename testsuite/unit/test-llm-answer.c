@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "agents/llm-answer.h"
-#include "passes/extract.h"
+#include "front/extract.h"
 #include "testsuite/unit/unit.h"
 
 static const char original[] =

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra-cc/buf.h"
-#include "astra-cc/json.h"
+#include "lib/buf.h"
+#include "lib/json.h"
 #include "cache/manifest.h"
 #include "testsuite/unit/unit.h"
 

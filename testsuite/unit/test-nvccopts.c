@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "astra-cc/nvccopts.h"
+#include "lib/arch.h"
+#include "lib/nvccopts.h"
 #include "testsuite/unit/unit.h"
 
 static struct astra_cmdline cl;
@@ -139,13 +140,13 @@ int main(void)
 	{
 		struct astra_vec ccs = ASTRA_VEC_INIT;
 		parse("-c a.cu -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90a");
-		CHECK_INT(astra_cmdline_archs(&cl, &ccs), 0);
+		CHECK_INT(astra_arch_ccs(&cl, &ccs), 0);
 		CHECK(has(&ccs, "80"));
 		CHECK(has(&ccs, "90"));
 		CHECK_INT(ccs.nr, 2);
 		astra_vec_clear(&ccs);
 		parse("-c a.cu -arch=native");
-		CHECK_INT(astra_cmdline_archs(&cl, &ccs), -1);
+		CHECK_INT(astra_arch_ccs(&cl, &ccs), -1);
 		astra_vec_clear(&ccs);
 	}
 	astra_cmdline_release(&cl);

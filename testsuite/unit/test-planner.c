@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra-cc/buf.h"
-#include "astra-cc/vec.h"
-#include "passes/extract.h"
+#include "lib/buf.h"
+#include "lib/vec.h"
+#include "front/extract.h"
 #include "rules/planner.h"
 #include "rules/rule.h"
 #include "testsuite/unit/unit.h"

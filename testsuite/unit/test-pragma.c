@@ -1,9 +1,9 @@
-/* Unit tests for passes/pragma.c: good input, bad input with exact diagnostics. */
+/* Unit tests for front/pragma.c: good input, bad input with exact diagnostics. */
 #include "autoconfig.h"
 
 #include <stdlib.h>
 
-#include "passes/pragma.h"
+#include "front/pragma.h"
 #include "testsuite/unit/unit.h"
 
 /* Parse lines (one string per #pragma line, starting at line 10, col 15). */

@@ -1,4 +1,4 @@
-/* Unit tests for agents/profile.c: the "faster" rule and roofline fractions. */
+/* Unit tests for verify/profile.c: the "faster" rule and roofline fractions. */
 #include "autoconfig.h"
 
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agents/profile.h"
+#include "verify/profile.h"
 #include "testsuite/unit/unit.h"
 
 int main(void)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passes/extract.h"
+#include "front/extract.h"
 #include "rules/facts.h"
 #include "rules/rule.h"
 #include "rules/syntax.h"

@@ -1,11 +1,11 @@
-/* Unit tests for passes/screen.c: what a candidate may and may not contain. */
+/* Unit tests for verify/screen.c: what a candidate may and may not contain. */
 #include "autoconfig.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra-cc/vec.h"
-#include "passes/screen.h"
+#include "lib/vec.h"
+#include "verify/screen.h"
 #include "testsuite/unit/unit.h"
 
 /* Screen text for kernel k; return the check name ("ok" when accepted). */

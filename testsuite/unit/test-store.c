@@ -16,10 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "astra-cc/buf.h"
-#include "astra-cc/config.h"
+#include "lib/buf.h"
+#include "lib/config.h"
 #include "cache/cleanup.h"
-#include "cache/device.h"
+#include "verify/device.h"
 #include "cache/fsio.h"
 #include "cache/lock.h"
 #include "cache/queue.h"
@@ -73,7 +73,9 @@ static int lookup(struct astra_cache *c, const char *key, int cc)
 static char *entry_path(const char *key, int cc)
 {
 	char *name = astra_cache_entry_name(key, cc);
-	char *path = astra_storage_file_path(dir, name);
+	struct astra_storage *s = astra_storage_file_open(dir);
+	char *path = s->ops->where(s, name);
+	s->ops->close(s);
 	free(name);
 	return path;
 }
@@ -136,7 +138,7 @@ static void test_basics(void)
 	CHECK_STR(b.buf, "[{\"role\": \"user\"}]");
 	{
 		char *tname = astra_cache_transcript_name(key, 90);
-		char *tpath = astra_storage_file_path(dir, tname);
+		char *tpath = astra_cache_local(c)->ops->where(astra_cache_local(c), tname);
 		FILE *f = fopen(tpath, "w");
 		fputs("[{\"role\": \"evil\"}]", f);
 		fclose(f);
@@ -187,24 +189,31 @@ static void test_faults(void)
 
 	key_of(key, 2);
 	path = entry_path(key, 90);
+	/*
+	 * The statistics file is written through the same (faulty) tier: the
+	 * counts stay pending until a flush succeeds, so they are read with
+	 * the fault lifted.
+	 */
 	setenv("ASTRA_CC_FAULT", "enospc:100", 1);
 	astra_fsio_reset_faults();
 	CHECK_INT(store(c, key, 90, ASTRA_VERDICT_FASTER, 1000), -1);
+	unsetenv("ASTRA_CC_FAULT");
+	astra_fsio_reset_faults();
 	CHECK_INT(stat_of(ASTRA_STAT_CACHE_FULL), full + 1);
 	CHECK(!exists(path));
 	setenv("ASTRA_CC_FAULT", "erofs", 1);
 	astra_fsio_reset_faults();
 	CHECK_INT(store(c, key, 90, ASTRA_VERDICT_FASTER, 1000), -1);
-	CHECK_INT(stat_of(ASTRA_STAT_CACHE_UNWRITABLE), ro + 1);
 	unsetenv("ASTRA_CC_FAULT");
 	astra_fsio_reset_faults();
+	CHECK_INT(stat_of(ASTRA_STAT_CACHE_UNWRITABLE), ro + 1);
 	/* No temporary file was left behind. */
 	{
 		long long bytes, entries, swept = 0;
 		struct astra_storage *s = astra_cache_local(c);
 		CHECK_INT(s->ops->sweep(s, astra_time() + 10, &swept), 0);
 		CHECK_INT(swept, 0);
-		CHECK_INT(astra_cache_usage(c, &bytes, &entries), 0);
+		CHECK_INT(astra_cache_usage(astra_cache_local(c), &bytes, &entries), 0);
 	}
 	CHECK_INT(store(c, key, 90, ASTRA_VERDICT_FASTER, 1000), 0);
 	CHECK(exists(path));
@@ -262,8 +271,8 @@ static void test_cleanup(void)
 
 	/* An empty cache for this test. */
 	c = astra_cache_open(dir);
-	CHECK_INT(astra_cache_clear(c, &r), 0);
-	CHECK_INT(astra_cache_usage(c, &bytes, &entries), 0);
+	CHECK_INT(astra_cache_clear(astra_cache_local(c), &r), 0);
+	CHECK_INT(astra_cache_usage(astra_cache_local(c), &bytes, &entries), 0);
 	CHECK_INT(entries, 0);
 	evicted = stat_of(ASTRA_STAT_EVICTED);
 
@@ -277,7 +286,7 @@ static void test_cleanup(void)
 	/* ...except entry 9, the oldest, which a lookup uses now. */
 	key_of(key, 109);
 	CHECK_INT(lookup(c, key, 90), ASTRA_VERDICT_FASTER);
-	CHECK_INT(astra_cache_usage(c, &bytes, &entries), 0);
+	CHECK_INT(astra_cache_usage(astra_cache_local(c), &bytes, &entries), 0);
 	CHECK_INT(entries, 10);
 	one = bytes / 10;
 
@@ -288,7 +297,7 @@ static void test_cleanup(void)
 	{
 		char *fresh = xasprintf("%s.tmp.124.0", paths[1]);
 		fclose(fopen(fresh, "w"));
-		CHECK_INT(astra_cache_cleanup(c, 5 * one, 0, 1, &r), 0);
+		CHECK_INT(astra_cache_cleanup(astra_cache_local(c), 5 * one, 0, 1, &r), 0);
 		CHECK(!exists(tmp));
 		CHECK(exists(fresh));
 		unlink(fresh);
@@ -306,7 +315,7 @@ static void test_cleanup(void)
 	CHECK_INT(stat_of(ASTRA_STAT_EVICTED), evicted + 6);
 
 	/* Evict what was not used in the last 90 minutes: entries 1 and 2. */
-	CHECK_INT(astra_cache_cleanup(c, 0, now - 5400, 1, &r), 0);
+	CHECK_INT(astra_cache_cleanup(astra_cache_local(c), 0, now - 5400, 1, &r), 0);
 	CHECK_INT(r.removed_entries, 2);
 	CHECK(exists(paths[0]) && exists(paths[9]) && !exists(paths[1]) && !exists(paths[2]));
 
@@ -319,15 +328,15 @@ static void test_cleanup(void)
 		key_of(key, 200 + i);
 		CHECK_INT(store(c, key, 90, ASTRA_VERDICT_FASTER, 2000), 0);
 	}
-	CHECK_INT(astra_cache_usage(c, &bytes, &entries), 0);
+	CHECK_INT(astra_cache_usage(astra_cache_local(c), &bytes, &entries), 0);
 	CHECK(bytes <= 10240);
 	CHECK(entries >= 3);
 	CHECK_INT(lookup(c, key, 90), ASTRA_VERDICT_FASTER); /* the newest stays */
 	unsetenv("ASTRA_CC_MAX_SIZE");
 	astra_config_load();
 
-	CHECK_INT(astra_cache_clear(c, &r), 0);
-	CHECK_INT(astra_cache_usage(c, &bytes, &entries), 0);
+	CHECK_INT(astra_cache_clear(astra_cache_local(c), &r), 0);
+	CHECK_INT(astra_cache_usage(astra_cache_local(c), &bytes, &entries), 0);
 	CHECK_INT(entries, 0);
 	CHECK_INT(bytes, 0);
 	for (i = 0; i < 10; i++)
@@ -392,6 +401,121 @@ static void test_queue_and_devices(void)
 	astra_cache_close(c);
 }
 
+/* The path of object `name` in the file tier at d. */
+static char *object_path(const char *d, const char *name)
+{
+	struct astra_storage *s = astra_storage_file_open(d);
+	char *path = s->ops->where(s, name);
+	s->ops->close(s);
+	return path;
+}
+
+/*
+ * Tiers: a local miss asks the remote tiers in order; a remote hit is
+ * checked and copied into the local tier; a store writes every writable
+ * tier and no read-only one; a corrupt remote entry is a miss and stays
+ * where it is (a reader never deletes from a shared tier); a tier that
+ * fails is skipped for the rest of the process.
+ */
+static void test_tiers(void)
+{
+	char remote[300], local[300], spec[320], key[33], key2[33], key3[33], *name, *lpath, *rpath;
+	struct astra_cache *w, *c;
+	struct astra_entry e;
+
+	snprintf(remote, sizeof(remote), "%s-remote", dir);
+	snprintf(local, sizeof(local), "%s-local", dir);
+	key_of(key, 40);
+	key_of(key2, 41);
+	key_of(key3, 42);
+
+	/* A warmup machine stores into the shared tier (its own local cache is `remote` here). */
+	w = astra_cache_open(remote);
+	CHECK_INT(store(w, key, 90, ASTRA_VERDICT_FASTER, 100), 0);
+	astra_cache_close(w);
+
+	/* A builder reads it through a read-only tier. */
+	c = astra_cache_open(local);
+	snprintf(spec, sizeof(spec), "file:%s|read-only", remote);
+	CHECK_INT(astra_cache_add_tier(c, spec), 0);
+	CHECK_INT(astra_cache_add_tier(c, "http-nope:whatever"), -1);
+	CHECK_INT(astra_cache_add_tier(c, "file:relative/dir"), -1);
+	name = astra_cache_entry_name(key, 90);
+	lpath = object_path(local, name);
+	CHECK(!exists(lpath));
+	CHECK_INT(astra_cache_lookup(c, key, 90, &e), 1);
+	CHECK(e.verdict == ASTRA_VERDICT_FASTER && e.variant && strlen(e.variant) == 100);
+	astra_entry_release(&e);
+	CHECK(exists(lpath));
+	free(lpath);
+	free(name);
+
+	/* Stores stay off a read-only tier. */
+	CHECK_INT(store(c, key2, 90, ASTRA_VERDICT_NO_FASTER, 0), 0);
+	name = astra_cache_entry_name(key2, 90);
+	rpath = object_path(remote, name);
+	CHECK(!exists(rpath));
+	free(rpath);
+	free(name);
+	astra_cache_close(c);
+
+	/* ... and reach a writable one. */
+	c = astra_cache_open(local);
+	snprintf(spec, sizeof(spec), "file://%s", remote);
+	CHECK_INT(astra_cache_add_tier(c, spec), 0);
+	CHECK_INT(store(c, key3, 90, ASTRA_VERDICT_NO_FASTER, 0), 0);
+	name = astra_cache_entry_name(key3, 90);
+	rpath = object_path(remote, name);
+	CHECK(exists(rpath));
+	/* A corrupt remote entry is a miss, and is left alone. */
+	{
+		FILE *f = fopen(rpath, "w");
+		fputs("not an entry", f);
+		fclose(f);
+	}
+	astra_cache_close(c);
+	lpath = object_path(local, name);
+	unlink(lpath);
+	c = astra_cache_open(local);
+	snprintf(spec, sizeof(spec), "file:%s", remote);
+	astra_cache_add_tier(c, spec);
+	CHECK_INT(astra_cache_lookup(c, key3, 90, &e), 0);
+	astra_entry_release(&e);
+	CHECK(exists(rpath));
+	CHECK(!exists(lpath));
+	free(lpath);
+	free(rpath);
+	free(name);
+
+	/* A tier that fails (a FIFO where an entry should be) is skipped from then on. */
+	{
+		char k4[33], k5[33];
+		key_of(k4, 43);
+		key_of(k5, 44);
+		name = astra_cache_entry_name(k4, 90);
+		rpath = object_path(remote, name);
+		{
+			char *d1 = xstrndup(rpath, (size_t)(strrchr(rpath, '/') - rpath));
+			char *d0 = xstrndup(d1, (size_t)(strrchr(d1, '/') - d1));
+			mkdir(d0, 0777);
+			mkdir(d1, 0777);
+			free(d0);
+			free(d1);
+		}
+		CHECK_INT(mkfifo(rpath, 0600), 0);
+		CHECK_INT(astra_cache_lookup(c, k4, 90, &e), 0);
+		astra_entry_release(&e);
+		free(rpath);
+		free(name);
+		w = astra_cache_open(remote);
+		CHECK_INT(store(w, k5, 90, ASTRA_VERDICT_NO_FASTER, 0), 0);
+		astra_cache_close(w);
+		CHECK_INT(astra_cache_lookup(c, k5, 90, &e), 0);
+		astra_entry_release(&e);
+	}
+	astra_cache_close(c);
+}
+
 int main(void)
 {
 	char cwd[200];
@@ -410,5 +534,6 @@ int main(void)
 	test_locks();
 	test_cleanup();
 	test_queue_and_devices();
+	test_tiers();
 	return unit_done();
 }

@@ -6,7 +6,7 @@
  */
 #define ASTRA_RT_SHIM 1
 #include "testsuite/unit/rt-shim.h"
-#include "passes/harness-rt.cuh"
+#include "verify/harness-rt.cuh"
 
 #include <map>
 

@@ -1,0 +1,107 @@
+/*
+ * cmd-util.c - what astra-cc's commands share (see cmd-util.h): flags,
+ * sizes, ages and times for people, JSON output, the exit path.
+ */
+#include "autoconfig.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "astra-cc/cmd-util.h"
+#include "cache/stats.h"
+#include "lib/buf.h"
+#include "lib/json.h"
+
+int astra_cmd_has_flag(int argc, char **argv, const char *flag)
+{
+	int i;
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], flag))
+			return 1;
+	return 0;
+}
+
+void astra_cmd_format_size(struct astra_buf *b, long long n)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = -1;
+	if (n < 1024) {
+		astra_buf_addf(b, "%lld B", n);
+		return;
+	}
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	astra_buf_addf(b, "%.1f %s", v, units[u]);
+}
+
+void astra_cmd_format_age(struct astra_buf *b, long long seconds)
+{
+	if (seconds < 0)
+		seconds = 0;
+	if (seconds < 60)
+		astra_buf_addf(b, "%llds", seconds);
+	else if (seconds < 3600)
+		astra_buf_addf(b, "%lldm", seconds / 60);
+	else if (seconds < 86400)
+		astra_buf_addf(b, "%lldh", seconds / 3600);
+	else
+		astra_buf_addf(b, "%lldd", seconds / 86400);
+}
+
+void astra_cmd_format_time(struct astra_buf *b, long long t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	gmtime_r(&tt, &tm);
+	astra_buf_addf(b, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		       tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+void astra_cmd_print_json(struct astra_json *j)
+{
+	char *text = astra_json_print(j, 1);
+	printf("%s\n", text);
+	free(text);
+}
+
+int astra_cmd_finish(int ret, struct astra_cache *c)
+{
+	astra_stats_flush(astra_cache_dir(c));
+	astra_cache_close(c);
+	return ret;
+}
+
+int astra_parse_age(const char *s, long long *seconds)
+{
+	char *end;
+	double v;
+	double mult = 1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !(v >= 0) || !isfinite(v))
+		return -1;
+	switch (*end) {
+	case '\0': break;
+	case 's': end++; break;
+	case 'm': mult = 60; end++; break;
+	case 'h': mult = 3600; end++; break;
+	case 'd': mult = 86400; end++; break;
+	default: return -1;
+	}
+	if (*end)
+		return -1;
+	*seconds = (long long)(v * mult);
+	return 0;
+}
+
+void astra_cmd_print_row(int indent, const char *label, const char *value)
+{
+	printf("%*s%-*s %s\n", indent * 2, "", 34 - indent * 2, label, value);
+}

@@ -1,0 +1,26 @@
+/*
+ * cmd-util.h - small helpers of astra-cc's commands.
+ */
+#ifndef ASTRA_CMD_UTIL_H
+#define ASTRA_CMD_UTIL_H
+
+#include "cache/store.h"
+#include "lib/buf.h"
+#include "lib/json.h"
+
+/* Is flag one of argv[1..argc)? */
+int astra_cmd_has_flag(int argc, char **argv, const char *flag);
+/* "12.3 MiB", "45s"/"3m"/"2h"/"5d", "2026-11-26T10:00:00Z" appended to b. */
+void astra_cmd_format_size(struct astra_buf *b, long long n);
+void astra_cmd_format_age(struct astra_buf *b, long long seconds);
+void astra_cmd_format_time(struct astra_buf *b, long long t);
+/* One "label   value" line of a -s / --show-entry table, indented by indent levels. */
+void astra_cmd_print_row(int indent, const char *label, const char *value);
+/* Print j (indented) and a newline on stdout. */
+void astra_cmd_print_json(struct astra_json *j);
+/* Flush the statistics into c's directory, close c, return ret. */
+int astra_cmd_finish(int ret, struct astra_cache *c);
+/* Parse an age ("30d", "12h", "90m", "3600s", "3600") into seconds.  0 or -1. */
+int astra_parse_age(const char *s, long long *seconds);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * kernel.c - lifecycle of the kernel model (see kernel.h).
+ *
+ * Kept apart from extract.c so that the modules that only read or build
+ * these structs (the key, substitution, the verifier, the optimizers) do
+ * not depend on the libclang adapter.
+ */
+#include "autoconfig.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "front/kernel.h"
+
+static void free_strv(char **v, size_t n)
+{
+	size_t i;
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void astra_kernel_release(struct astra_kernel *k)
+{
+	size_t i;
+	free(k->name);
+	free(k->file);
+	free(k->text);
+	free_strv(k->tmpl_params, k->nr_tmpl);
+	free_strv(k->tmpl_kinds, k->nr_tmpl);
+	free_strv(k->tmpl_defaults, k->nr_tmpl);
+	free(k->launch_bounds);
+	for (i = 0; i < k->nr_params; i++) {
+		free(k->params[i].name);
+		free(k->params[i].type);
+		free(k->params[i].elem_type);
+	}
+	free(k->params);
+	astra_pragma_release(&k->pragma);
+	free_strv(k->deps, k->nr_deps);
+	free_strv(k->dep_texts, k->nr_deps);
+	free_strv(k->dep_norms, k->nr_deps);
+	free_strv(k->dep_files, k->nr_deps);
+	for (i = 0; i < k->nr_tokens; i++)
+		free(k->tokens[i].text);
+	free(k->tokens);
+	free(k->norm);
+	free(k->headers);
+	memset(k, 0, sizeof(*k));
+}
+
+void astra_variant_release(struct astra_variant *v)
+{
+	free(v->text);
+	free(v->grid);
+	free(v->block);
+	free(v->shmem);
+	free(v->origin);
+	memset(v, 0, sizeof(*v));
+}
+
+static void launch_release(struct astra_launch *l)
+{
+	free(l->kernel);
+	free(l->name);
+	free_strv(l->config, l->nr_config);
+	free_strv(l->args, l->nr_args);
+	memset(l, 0, sizeof(*l));
+}
+
+void astra_tu_release(struct astra_tu *tu)
+{
+	size_t i;
+	free(tu->path);
+	free(tu->text);
+	for (i = 0; i < tu->nr_kernels; i++)
+		astra_kernel_release(&tu->kernels[i]);
+	free(tu->kernels);
+	for (i = 0; i < tu->nr_launches; i++)
+		launch_release(&tu->launches[i]);
+	free(tu->launches);
+	astra_diags_release(&tu->diags);
+	astra_includes_release(&tu->includes);
+	memset(tu, 0, sizeof(*tu));
+}
+
+const struct astra_kernel *astra_tu_kernel(const struct astra_tu *tu, const char *name)
+{
+	size_t i;
+	for (i = 0; i < tu->nr_kernels; i++)
+		if (!strcmp(tu->kernels[i].name, name))
+			return &tu->kernels[i];
+	return NULL;
+}

@@ -1,0 +1,9 @@
+## front/ - reading kernel code: the libclang adapter (extract.c), the
+## pragma, the kernel model, the headers a kernel can see, the key's text.
+
+libastra_a_SOURCES += \
+	front/extract.c front/extract.h \
+	front/includes.c front/includes.h \
+	front/kernel.c front/kernel.h \
+	front/key.c front/key.h \
+	front/pragma.c front/pragma.h

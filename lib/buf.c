@@ -1,0 +1,198 @@
+/*
+ * buf.c - the growable string (see buf.h).
+ */
+#include "autoconfig.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/buf.h"
+
+char astra_buf_empty[1];
+
+void astra_buf_init(struct astra_buf *b, size_t hint)
+{
+	b->buf = astra_buf_empty;
+	b->len = b->alloc = 0;
+	if (hint)
+		astra_buf_grow(b, hint);
+}
+
+void astra_buf_release(struct astra_buf *b)
+{
+	if (b->alloc)
+		free(b->buf);
+	astra_buf_init(b, 0);
+}
+
+char *astra_buf_detach(struct astra_buf *b, size_t *len)
+{
+	char *s;
+	if (!b->alloc)
+		astra_buf_grow(b, 0);
+	s = b->buf;
+	if (len)
+		*len = b->len;
+	astra_buf_init(b, 0);
+	return s;
+}
+
+void astra_buf_grow(struct astra_buf *b, size_t extra)
+{
+	int fresh = !b->alloc;
+	if (b->len + extra + 1 < b->len)
+		die("string too long");
+	if (fresh)
+		b->buf = NULL;
+	ALLOC_GROW(b->buf, b->len + extra + 1, b->alloc);
+	if (fresh)
+		b->buf[0] = '\0';
+}
+
+void astra_buf_setlen(struct astra_buf *b, size_t len)
+{
+	if (!b->alloc && !len)
+		return;
+	if (len > b->len)
+		die("astra_buf_setlen beyond the end");
+	b->len = len;
+	b->buf[len] = '\0';
+}
+
+void astra_buf_add(struct astra_buf *b, const void *data, size_t len)
+{
+	astra_buf_grow(b, len);
+	memcpy(b->buf + b->len, data, len);
+	b->len += len;
+	b->buf[b->len] = '\0';
+}
+
+void astra_buf_adds(struct astra_buf *b, const char *s)
+{
+	astra_buf_add(b, s, strlen(s));
+}
+
+void astra_buf_addch(struct astra_buf *b, int c)
+{
+	astra_buf_grow(b, 1);
+	b->buf[b->len++] = (char)c;
+	b->buf[b->len] = '\0';
+}
+
+void astra_buf_vaddf(struct astra_buf *b, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+	astra_buf_grow(b, 64);
+	va_copy(cp, ap);
+	n = vsnprintf(b->buf + b->len, b->alloc - b->len, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		die("vsnprintf failed");
+	if ((size_t)n >= b->alloc - b->len) {
+		astra_buf_grow(b, (size_t)n);
+		n = vsnprintf(b->buf + b->len, b->alloc - b->len, fmt, ap);
+	}
+	b->len += (size_t)n;
+}
+
+void astra_buf_addf(struct astra_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	astra_buf_vaddf(b, fmt, ap);
+	va_end(ap);
+}
+
+void astra_buf_add_json_escaped(struct astra_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		switch (c) {
+		case '"': astra_buf_adds(b, "\\\""); break;
+		case '\\': astra_buf_adds(b, "\\\\"); break;
+		case '\n': astra_buf_adds(b, "\\n"); break;
+		case '\r': astra_buf_adds(b, "\\r"); break;
+		case '\t': astra_buf_adds(b, "\\t"); break;
+		default:
+			if (c < 0x20)
+				astra_buf_addf(b, "\\u%04x", c);
+			else
+				astra_buf_addch(b, c);
+		}
+	}
+}
+
+void astra_buf_add_shell_quoted(struct astra_buf *b, const char *s)
+{
+	if (*s && !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+=.,/:@%")]) {
+		astra_buf_adds(b, s);
+		return;
+	}
+	astra_buf_addch(b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			astra_buf_adds(b, "'\\''");
+		else
+			astra_buf_addch(b, *s);
+	}
+	astra_buf_addch(b, '\'');
+}
+
+void astra_buf_rtrim(struct astra_buf *b)
+{
+	while (b->len && strchr(" \t\r\n", b->buf[b->len - 1]))
+		b->len--;
+	if (b->alloc)
+		b->buf[b->len] = '\0';
+}
+
+int astra_buf_read_fd(struct astra_buf *b, int fd, size_t max)
+{
+	size_t start = b->len;
+	for (;;) {
+		ssize_t n;
+		astra_buf_grow(b, 8192);
+		n = read(fd, b->buf + b->len, b->alloc - b->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		b->len += (size_t)n;
+		b->buf[b->len] = '\0';
+		if (max && b->len - start > max) {
+			errno = EFBIG;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int astra_buf_read_file(struct astra_buf *b, const char *path, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret, saved;
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (max && (size_t)st.st_size > max) {
+			close(fd);
+			errno = EFBIG;
+			return -1;
+		}
+		astra_buf_grow(b, (size_t)st.st_size);
+	}
+	ret = astra_buf_read_fd(b, fd, max);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return ret;
+}

@@ -1,0 +1,54 @@
+/*
+ * buf.h - a growable, always NUL-terminated byte string (after git's strbuf).
+ *
+ * Lifecycle: ASTRA_BUF_INIT or astra_buf_init(); astra_buf_release() frees
+ * the storage and leaves an empty, reusable buffer; astra_buf_detach() hands
+ * the storage to the caller (who frees it).  `buf` is never NULL after init:
+ * an empty buffer points at a static "" so it can be printed.
+ */
+#ifndef ASTRA_BUF_H
+#define ASTRA_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "lib/util.h"
+
+struct astra_buf {
+	char *buf;
+	size_t len;
+	size_t alloc;
+};
+
+extern char astra_buf_empty[];
+#define ASTRA_BUF_INIT { astra_buf_empty, 0, 0 }
+
+void astra_buf_init(struct astra_buf *b, size_t hint);
+void astra_buf_release(struct astra_buf *b);
+/* Returns the string (caller frees); b is reset to empty. */
+char *astra_buf_detach(struct astra_buf *b, size_t *len);
+void astra_buf_grow(struct astra_buf *b, size_t extra);
+void astra_buf_setlen(struct astra_buf *b, size_t len);
+#define astra_buf_reset(b) astra_buf_setlen((b), 0)
+
+void astra_buf_add(struct astra_buf *b, const void *data, size_t len);
+void astra_buf_adds(struct astra_buf *b, const char *s);
+void astra_buf_addch(struct astra_buf *b, int c);
+void astra_buf_addf(struct astra_buf *b, const char *fmt, ...) ASTRA_PRINTF(2, 3);
+void astra_buf_vaddf(struct astra_buf *b, const char *fmt, va_list ap);
+/* Append s with JSON string escaping (no surrounding quotes). */
+void astra_buf_add_json_escaped(struct astra_buf *b, const char *s);
+/* Append s quoted for a POSIX shell, for logs and reproducer lines. */
+void astra_buf_add_shell_quoted(struct astra_buf *b, const char *s);
+/* Remove trailing whitespace. */
+void astra_buf_rtrim(struct astra_buf *b);
+
+/*
+ * Read a whole file into b (appending).  Returns 0, or -1 with errno set.
+ * A file larger than max bytes (0 = no limit) fails with EFBIG.
+ */
+int astra_buf_read_file(struct astra_buf *b, const char *path, size_t max);
+/* Read everything from fd until EOF (appending); 0 or -1 with errno. */
+int astra_buf_read_fd(struct astra_buf *b, int fd, size_t max);
+
+#endif

@@ -1,0 +1,353 @@
+/*
+ * config.c - settings from the environment, config files and defaults.
+ *
+ * One table lists every setting; loading walks the sources from weakest to
+ * strongest so the last writer wins and records its origin.
+ */
+#include "autoconfig.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/buf.h"
+#include "lib/config.h"
+#include "lib/util.h"
+#include "lib/vec.h"
+
+#ifndef ASTRA_SYSCONFDIR
+#define ASTRA_SYSCONFDIR "/etc"
+#endif
+
+enum type { T_STR, T_BOOL, T_INT, T_SIZE, T_MODE, T_OPTIMIZER };
+
+static const struct item {
+	const char *name;
+	const char *env;
+	enum type type;
+	const char *def; /* NULL: computed */
+	int secret;      /* shown as set or unset, never as the value */
+} items[ASTRA_CFG__COUNT] = {
+	[ASTRA_CFG_DIR] = { "dir", "ASTRA_CC_DIR", T_STR, NULL },
+	[ASTRA_CFG_LOG_FILE] = { "log_file", "ASTRA_CC_LOG_FILE", T_STR, "" },
+	[ASTRA_CFG_MODE] = { "mode", "ASTRA_CC_MODE", T_MODE, "use" },
+	[ASTRA_CFG_DISABLE] = { "disable", "ASTRA_CC_DISABLE", T_BOOL, "false" },
+	[ASTRA_CFG_NVCC] = { "nvcc", "ASTRA_CC_NVCC", T_STR, "" },
+	[ASTRA_CFG_TRACE] = { "trace", "ASTRA_CC_TRACE", T_STR, "" },
+	[ASTRA_CFG_STRICT] = { "strict", "ASTRA_CC_STRICT", T_BOOL, "false" },
+	[ASTRA_CFG_MAX_SIZE] = { "max_size", "ASTRA_CC_MAX_SIZE", T_SIZE, "1G" },
+	[ASTRA_CFG_REMOTE_STORAGE] = { "remote_storage", "ASTRA_CC_REMOTE_STORAGE", T_STR, "" },
+	[ASTRA_CFG_LOCK_WAIT] = { "lock_wait", "ASTRA_CC_LOCK_WAIT", T_INT, "150" },
+	[ASTRA_CFG_OPTIMIZER] = { "optimizer", "ASTRA_CC_OPTIMIZER", T_OPTIMIZER, "rules" },
+	[ASTRA_CFG_MAX_ROUNDS] = { "max_rounds", "ASTRA_CC_MAX_ROUNDS", T_INT, "4" },
+	[ASTRA_CFG_TIME_BUDGET] = { "time_budget", "ASTRA_CC_TIME_BUDGET", T_INT, "120" },
+	[ASTRA_CFG_DEBUG_KEY] = { "debug_key", "ASTRA_CC_DEBUG_KEY", T_BOOL, "false" },
+	[ASTRA_CFG_JOBS] = { "jobs", "ASTRA_CC_JOBS", T_INT, NULL },
+	[ASTRA_CFG_SANITIZER] = { "sanitizer", "ASTRA_CC_SANITIZER", T_BOOL, "true" },
+	[ASTRA_CFG_LLM_URL] = { "llm_url", "ASTRA_CC_LLM_URL", T_STR, "" },
+	[ASTRA_CFG_LLM_MODEL] = { "llm_model", "ASTRA_CC_LLM_MODEL", T_STR, "" },
+	[ASTRA_CFG_LLM_TIMEOUT] = { "llm_timeout", "ASTRA_CC_LLM_TIMEOUT", T_INT, "120" },
+	[ASTRA_CFG_LLM_API] = { "llm_api", "ASTRA_CC_LLM_API", T_STR, "openai" },
+	[ASTRA_CFG_LLM_API_KEY] = { "llm_api_key", "ASTRA_CC_LLM_API_KEY", T_STR, "", 1 },
+	[ASTRA_CFG_LLM_EXTRA] = { "llm_extra", "ASTRA_CC_LLM_EXTRA", T_STR, "" },
+	[ASTRA_CFG_LLM_RETRIES] = { "llm_retries", "ASTRA_CC_LLM_RETRIES", T_INT, "3" },
+	[ASTRA_CFG_LLM_REPAIRS] = { "llm_repairs", "ASTRA_CC_LLM_REPAIRS", T_INT, "2" },
+	[ASTRA_CFG_LLM_MAX_CALLS] = { "llm_max_calls", "ASTRA_CC_LLM_MAX_CALLS", T_INT, "24" },
+	[ASTRA_CFG_LLM_MAX_TOKENS] = { "llm_max_tokens", "ASTRA_CC_LLM_MAX_TOKENS", T_INT, "400000" },
+	[ASTRA_CFG_LLM_MAX_SECONDS] = { "llm_max_seconds", "ASTRA_CC_LLM_MAX_SECONDS", T_INT, "900" },
+};
+
+static struct value {
+	char *value;
+	char *origin;
+} values[ASTRA_CFG__COUNT];
+
+static char *user_path;
+static struct astra_vec problems = ASTRA_VEC_INIT;
+
+int astra_parse_bool(const char *s)
+{
+	static const char *const yes[] = { "true", "yes", "1", "on" };
+	static const char *const no[] = { "false", "no", "0", "off", "" };
+	size_t i;
+	for (i = 0; i < ARRAY_SIZE(yes); i++)
+		if (!strcasecmp(s, yes[i]))
+			return 1;
+	for (i = 0; i < ARRAY_SIZE(no); i++)
+		if (!strcasecmp(s, no[i]))
+			return 0;
+	return -1;
+}
+
+int astra_parse_size(const char *s, long long *out)
+{
+	char *end;
+	double v;
+	double mult = 1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -1;
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': mult = 1024.0; end++; break;
+	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
+	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+	case 't': case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: return -1;
+	}
+	if (*end == 'i' || *end == 'B')
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end)
+		return -1;
+	*out = (long long)(v * mult);
+	return 0;
+}
+
+static int valid(enum type type, const char *v)
+{
+	long long n;
+	char *end;
+	switch (type) {
+	case T_STR: return 1;
+	case T_BOOL: return astra_parse_bool(v) >= 0;
+	case T_INT:
+		errno = 0;
+		n = strtoll(v, &end, 10);
+		return *v && !*end && !errno && n >= 0;
+	case T_SIZE: return astra_parse_size(v, &n) == 0;
+	case T_MODE: return !strcmp(v, "use") || !strcmp(v, "optimize") || !strcmp(v, "off");
+	case T_OPTIMIZER: return !strcmp(v, "rules") || !strcmp(v, "llm") || !strcmp(v, "both");
+	}
+	return 0;
+}
+
+void astra_config_set(enum astra_cfg key, const char *value, const char *origin)
+{
+	free(values[key].value);
+	free(values[key].origin);
+	values[key].value = xstrdup(value);
+	values[key].origin = xstrdup(origin);
+}
+
+static char *default_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	if (xdg && *xdg)
+		return xasprintf("%s/astra-cc", xdg);
+	if (home && *home)
+		return xasprintf("%s/.cache/astra-cc", home);
+	return xstrdup("/tmp/astra-cc-cache");
+}
+
+static char *default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return xasprintf("%ld", n > 0 ? n : 1);
+}
+
+static int find_key(const char *name)
+{
+	int i;
+	for (i = 0; i < ASTRA_CFG__COUNT; i++)
+		if (!strcmp(items[i].name, name))
+			return i;
+	return -1;
+}
+
+static void read_file(const char *path)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	char *line, *next;
+	unsigned lineno = 0;
+
+	if (astra_buf_read_file(&b, path, 1 << 20) < 0) {
+		if (errno != ENOENT)
+			astra_vec_pushf(&problems, "%s: cannot read: %s", path, strerror(errno));
+		astra_buf_release(&b);
+		return;
+	}
+	for (line = b.buf; line && *line; line = next) {
+		char *eq, *k, *v, *e;
+		int key;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		while (isspace((unsigned char)*line))
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			astra_vec_pushf(&problems, "%s:%u: error: expected `key = value`", path, lineno);
+			continue;
+		}
+		*eq = '\0';
+		k = line;
+		v = eq + 1;
+		for (e = eq; e > k && isspace((unsigned char)e[-1]); e--)
+			;
+		*e = '\0';
+		while (isspace((unsigned char)*v))
+			v++;
+		for (e = v + strlen(v); e > v && isspace((unsigned char)e[-1]); e--)
+			;
+		*e = '\0';
+		key = find_key(k);
+		if (key < 0) {
+			astra_vec_pushf(&problems, "%s:%u: error: unknown setting `%s`", path, lineno, k);
+			continue;
+		}
+		if (!valid(items[key].type, v)) {
+			astra_vec_pushf(&problems, "%s:%u: error: invalid value `%s` for %s", path, lineno, v, k);
+			continue;
+		}
+		{
+			char *origin = xasprintf("%s:%u", path, lineno);
+			astra_config_set(key, v, origin);
+			free(origin);
+		}
+	}
+	astra_buf_release(&b);
+}
+
+void astra_config_release(void)
+{
+	int i;
+	for (i = 0; i < ASTRA_CFG__COUNT; i++) {
+		free(values[i].value);
+		free(values[i].origin);
+		values[i].value = values[i].origin = NULL;
+	}
+	free(user_path);
+	user_path = NULL;
+	astra_vec_clear(&problems);
+}
+
+void astra_config_load(void)
+{
+	int i;
+	const char *p, *envdir;
+
+	astra_config_release();
+	for (i = 0; i < ASTRA_CFG__COUNT; i++) {
+		char *def = NULL;
+		if (items[i].def)
+			def = xstrdup(items[i].def);
+		else if (i == ASTRA_CFG_DIR)
+			def = default_dir();
+		else if (i == ASTRA_CFG_JOBS)
+			def = default_jobs();
+		astra_config_set(i, def ? def : "", "default");
+		free(def);
+	}
+
+	read_file(ASTRA_SYSCONFDIR "/astra-cc.conf");
+	/* The user file lives in the cache directory, which the environment
+	 * (but not the file itself) may move. */
+	p = getenv("ASTRA_CC_CONFIGPATH");
+	envdir = getenv("ASTRA_CC_DIR");
+	if (p && *p)
+		user_path = xstrdup(p);
+	else
+		user_path = xasprintf("%s/astra-cc.conf", envdir && *envdir ? envdir : values[ASTRA_CFG_DIR].value);
+	read_file(user_path);
+
+	for (i = 0; i < ASTRA_CFG__COUNT; i++) {
+		const char *v = getenv(items[i].env);
+		char *origin;
+		if (!v)
+			continue;
+		if (!valid(items[i].type, v)) {
+			astra_vec_pushf(&problems, "environment: invalid value `%s` for %s", v, items[i].env);
+			continue;
+		}
+		origin = xasprintf("environment: %s", items[i].env);
+		astra_config_set(i, v, origin);
+		free(origin);
+	}
+}
+
+static void ensure_loaded(void)
+{
+	if (!values[0].value)
+		astra_config_load();
+}
+
+const char *astra_config_str(enum astra_cfg key)
+{
+	ensure_loaded();
+	return values[key].value;
+}
+
+int astra_config_bool(enum astra_cfg key)
+{
+	return astra_parse_bool(astra_config_str(key)) == 1;
+}
+
+long long astra_config_int(enum astra_cfg key)
+{
+	const char *v = astra_config_str(key);
+	long long n = 0;
+	if (items[key].type == T_SIZE) {
+		if (astra_parse_size(v, &n) < 0)
+			n = 0;
+		return n;
+	}
+	return strtoll(v, NULL, 10);
+}
+
+enum astra_mode astra_config_mode(void)
+{
+	const char *m = astra_config_str(ASTRA_CFG_MODE);
+	if (!strcmp(m, "optimize"))
+		return ASTRA_MODE_OPTIMIZE;
+	if (!strcmp(m, "off"))
+		return ASTRA_MODE_OFF;
+	return ASTRA_MODE_USE;
+}
+
+const char *astra_config_origin(enum astra_cfg key)
+{
+	ensure_loaded();
+	return values[key].origin;
+}
+
+const char *astra_config_name(enum astra_cfg key)
+{
+	return items[key].name;
+}
+
+const char *astra_config_path(void)
+{
+	ensure_loaded();
+	return user_path;
+}
+
+const char *const *astra_config_problems(void)
+{
+	static const char *none[1];
+	ensure_loaded();
+	return problems.nr ? (const char *const *)problems.v : none;
+}
+
+void astra_config_show(FILE *out)
+{
+	int i;
+	const char *const *pr;
+	ensure_loaded();
+	for (i = 0; i < ASTRA_CFG__COUNT; i++) {
+		const char *v = values[i].value;
+		if (items[i].secret)
+			v = *v ? "(set, not shown)" : "";
+		fprintf(out, "(%s) %s = %s\n", values[i].origin, items[i].name, v);
+	}
+	for (pr = astra_config_problems(); *pr; pr++)
+		fprintf(out, "%s\n", *pr);
+}

@@ -1,0 +1,91 @@
+/*
+ * config.h - astra-cc's settings: environment over config file over default.
+ *
+ * As in ccache, every setting has a name in the config file (`max_size`),
+ * an environment variable (`ASTRA_CC_MAX_SIZE`) and a default.  The config
+ * files are read in order (the system one, then the user one), the
+ * environment last, and the winner's origin is kept so that
+ * `astra-cc --show-config` can say where each value came from.
+ *
+ * The user config file is $ASTRA_CC_CONFIGPATH if set, else astra-cc.conf
+ * in the cache directory (as ccache.conf lives in ccache's).  Its format is
+ * `key = value` lines; `#` starts a comment line.
+ */
+#ifndef ASTRA_CONFIG_H
+#define ASTRA_CONFIG_H
+
+#include <stdio.h>
+
+enum astra_cfg {
+	ASTRA_CFG_DIR,          /* cache directory */
+	ASTRA_CFG_LOG_FILE,     /* where astra-cc's messages go */
+	ASTRA_CFG_MODE,         /* use | optimize | off */
+	ASTRA_CFG_DISABLE,      /* bool: behave exactly like nvcc */
+	ASTRA_CFG_NVCC,         /* path of the real nvcc */
+	ASTRA_CFG_TRACE,        /* trace categories */
+	ASTRA_CFG_STRICT,       /* bool: pragma mistakes are errors */
+	ASTRA_CFG_MAX_SIZE,     /* cache size limit, bytes (suffixes k M G) */
+	ASTRA_CFG_REMOTE_STORAGE, /* secondary tiers: "file:/dir[|read-only] ..." */
+	ASTRA_CFG_LOCK_WAIT,    /* seconds to wait for another process's optimization */
+	ASTRA_CFG_OPTIMIZER,    /* rules | llm | both */
+	ASTRA_CFG_MAX_ROUNDS,   /* rounds of the optimization loop */
+	ASTRA_CFG_TIME_BUDGET,  /* seconds per kernel for the loop */
+	ASTRA_CFG_DEBUG_KEY,    /* bool: write the hashed text beside the output */
+	ASTRA_CFG_JOBS,         /* parallel compiles in warmup / the loop */
+	ASTRA_CFG_SANITIZER,    /* bool: run compute-sanitizer when available */
+	ASTRA_CFG_LLM_URL,      /* OpenAI-compatible base URL */
+	ASTRA_CFG_LLM_MODEL,    /* model name */
+	ASTRA_CFG_LLM_TIMEOUT,  /* seconds per request */
+	ASTRA_CFG_LLM_API,      /* request format: openai (see agents/provider.h) */
+	ASTRA_CFG_LLM_API_KEY,  /* secret: never shown by --show-config */
+	ASTRA_CFG_LLM_EXTRA,    /* JSON object merged into every request body */
+	ASTRA_CFG_LLM_RETRIES,  /* retries of one request on 429/5xx/connection errors */
+	ASTRA_CFG_LLM_REPAIRS,  /* answers sent back to the coding role per candidate */
+	ASTRA_CFG_LLM_MAX_CALLS,   /* per-kernel budget: requests */
+	ASTRA_CFG_LLM_MAX_TOKENS,  /* per-kernel budget: tokens in + out */
+	ASTRA_CFG_LLM_MAX_SECONDS, /* per-kernel budget: wall time in the LLM */
+	ASTRA_CFG__COUNT
+};
+
+enum astra_mode {
+	ASTRA_MODE_USE,
+	ASTRA_MODE_OPTIMIZE,
+	ASTRA_MODE_OFF,
+};
+
+/*
+ * Load the configuration (idempotent: a second call reloads).  Problems in
+ * config files are logged once the log is open, and shown by --show-config;
+ * they never stop a build.
+ */
+void astra_config_load(void);
+/* Release everything astra_config_load() allocated. */
+void astra_config_release(void);
+
+const char *astra_config_str(enum astra_cfg key);
+int astra_config_bool(enum astra_cfg key);
+long long astra_config_int(enum astra_cfg key);
+enum astra_mode astra_config_mode(void);
+/* "default", "environment: ASTRA_CC_X" or "file:line". */
+const char *astra_config_origin(enum astra_cfg key);
+const char *astra_config_name(enum astra_cfg key);
+/* Path of the user config file (whether it exists or not). */
+const char *astra_config_path(void);
+
+/* Override a value (tests, and commands such as --max-size). */
+void astra_config_set(enum astra_cfg key, const char *value, const char *origin);
+
+/* Print every setting as `(origin) name = value`, like ccache -p. */
+void astra_config_show(FILE *out);
+/* Warnings collected while loading (file:line: ...), NULL-terminated. */
+const char *const *astra_config_problems(void);
+
+/*
+ * Parse a size such as 500M, 2G, 1.5G, 4096 (bytes).  Returns 0 and sets
+ * *out, or -1.  Suffixes k/M/G/T are powers of 1024, as in ccache.
+ */
+int astra_parse_size(const char *s, long long *out);
+/* Parse true/false/yes/no/1/0/on/off; -1 if it is none of those. */
+int astra_parse_bool(const char *s);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * locate.c - find the real nvcc (see locate.h).
+ */
+#include "autoconfig.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/config.h"
+#include "lib/locate.h"
+#include "lib/run.h"
+
+int astra_is_self(const char *path)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	struct stat sa, sb;
+	if (!realpath(path, a) || !realpath("/proc/self/exe", b))
+		return 0;
+	if (!strcmp(a, b))
+		return 1;
+	/* A hard link or a copy of the same inode is self too. */
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int usable(const char *path)
+{
+	struct stat st;
+	return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0 &&
+	       !astra_is_self(path);
+}
+
+static char *try_home(const char *var)
+{
+	const char *home = astra_getenv(var);
+	char *p;
+	if (!home)
+		return NULL;
+	p = xasprintf("%s/bin/nvcc", home);
+	if (usable(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+char *astra_locate_nvcc(int skip_configured, const char **why)
+{
+	const char *configured = astra_config_str(ASTRA_CFG_NVCC);
+	const char *path = getenv("PATH");
+	char *p;
+
+	*why = NULL;
+	if (!skip_configured && *configured) {
+		char *c = astra_which(configured);
+		if (usable(c))
+			return c;
+		free(c);
+		*why = "the nvcc setting (ASTRA_CC_NVCC) names no usable nvcc";
+		return NULL;
+	}
+	if ((p = try_home("CUDA_HOME")) || (p = try_home("CUDA_PATH")))
+		return p;
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		char *cand = xasprintf("%.*s/nvcc", (int)n, n ? path : ".");
+		if (usable(cand))
+			return cand;
+		free(cand);
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	if (usable(ASTRA_CONFIGURED_NVCC))
+		return xstrdup(ASTRA_CONFIGURED_NVCC);
+	*why = "no nvcc other than astra-cc itself in ASTRA_CC_NVCC, CUDA_HOME, CUDA_PATH or PATH";
+	return NULL;
+}
