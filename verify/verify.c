@@ -639,8 +639,10 @@ static void ensure_cases(struct vctx *c, size_t n)
 	c->res->bytes = xrealloc(c->res->bytes, n * sizeof(double));
 	c->res->flops = xrealloc(c->res->flops, n * sizeof(double));
 	c->res->baseline = xrealloc(c->res->baseline, n * sizeof(struct astra_case_result));
+	c->res->tolerances = xrealloc(c->res->tolerances, n * sizeof(char *));
 	for (i = c->res->nr_cases; i < n; i++) {
 		c->res->labels[i] = xstrdup("");
+		c->res->tolerances[i] = NULL;
 		c->res->bytes[i] = c->res->flops[i] = 0;
 		memset(&c->res->baseline[i], 0, sizeof(struct astra_case_result));
 		c->res->baseline[i].prof.regs = c->res->baseline[i].prof.spills = -1;
@@ -859,6 +861,13 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 				c->res->bytes[ci] = astra_json_get_num(e, "input_bytes", 0) +
 					astra_json_get_num(e, "output_bytes", 0);
 			c->res->flops[ci] = astra_json_get_num(e, "flops", 0);
+			if (astra_json_get_str(e, "tolerances")) {
+				free(c->res->tolerances[ci]);
+				c->res->tolerances[ci] = xstrdup(astra_json_get_str(e, "tolerances"));
+			}
+		} else if (!strcmp(ev, "start")) {
+			if (astra_json_get_str(e, "distributions") && !c->res->distributions)
+				c->res->distributions = xstrdup(astra_json_get_str(e, "distributions"));
 		} else if (!strcmp(ev, "io")) {
 			/* What the original really reads and writes (in-place outputs twice). */
 			long ci = (long)astra_json_get_num(e, "case", -1);
@@ -1517,6 +1526,7 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 	c.n = n;
 	c.c = xcalloc(n ? n : 1, sizeof(*c.c));
 	c.seed = opts->seed ? opts->seed : 0x5eedULL;
+	res->seed = c.seed;
 	c.ref_regs = c.ref_spills = -1;
 	astra_buf_init(&c.notes, 0);
 	astra_buf_init(&c.src, 0);
@@ -1636,9 +1646,13 @@ void astra_verify_result_release(struct astra_verify_result *res)
 		free(res->cands[i].cases);
 	}
 	free(res->cands);
-	for (i = 0; i < res->nr_cases; i++)
+	for (i = 0; i < res->nr_cases; i++) {
 		free(res->labels[i]);
+		free(res->tolerances ? res->tolerances[i] : NULL);
+	}
 	free(res->labels);
+	free(res->tolerances);
+	free(res->distributions);
 	free(res->bytes);
 	free(res->flops);
 	free(res->baseline);
@@ -1734,12 +1748,15 @@ char *astra_verify_result_json(const struct astra_verify_result *res, int pretty
 	astra_json_set_bool(ch, "memcheck", res->memcheck);
 	astra_json_set_bool(ch, "racecheck", res->racecheck);
 	astra_json_set_bool(ch, "reference_deterministic", res->reference_deterministic);
+	astra_json_set_num(ch, "seed", (double)res->seed);
+	json_str_or_null(ch, "distributions", res->distributions);
 	arr = astra_json_set_array(j, "cases");
 	for (i = 0; i < res->nr_cases; i++) {
 		o = astra_json_new_object();
 		astra_json_set_str(o, "label", res->labels[i]);
 		astra_json_set_num(o, "bytes", res->bytes[i]);
 		astra_json_set_num(o, "flops", res->flops[i]);
+		json_str_or_null(o, "tolerances", res->tolerances ? res->tolerances[i] : NULL);
 		json_case(astra_json_set_object(o, "baseline"), &res->baseline[i], 0);
 		astra_json_push(arr, o);
 	}
