@@ -287,37 +287,36 @@ int astra_pipeline_describe(struct astra_invocation *inv, struct astra_buf *out)
 	struct found *found = NULL;
 	struct astra_buf version = ASTRA_BUF_INIT;
 	size_t i, c;
-	int n, ret = 0;
+	int n = 0;
 
-	astra_buf_addf(out, "astra-cc %s; mode %s; strict %d\n", PACKAGE_VERSION,
-		       astra_config_str(ASTRA_CFG_MODE), astra_config_bool(ASTRA_CFG_STRICT));
-	if (astra_config_bool(ASTRA_CFG_DISABLE) || astra_config_mode() == ASTRA_MODE_OFF) {
-		astra_buf_adds(out, "disabled: the original is compiled\n");
-		return 0;
-	}
+	/*
+	 * Only what the object depends on: nvcc, and what is substituted.
+	 * Whatever the reason nothing is (disabled, mode=off, a miss, a file
+	 * astra-cc cannot parse), the object is plain nvcc's, and the text is
+	 * the same, so that ccache shares it.
+	 */
 	if (astra_key_nvcc_version(inv->nvcc, astra_config_str(ASTRA_CFG_DIR), &version) == 0)
 		astra_buf_addf(out, "nvcc %016llx\n", astra_hash64(version.buf, version.len));
 	astra_buf_release(&version);
 	memset(&tu, 0, sizeof(tu));
 	memset(&sp, 0, sizeof(sp));
+	if (astra_config_bool(ASTRA_CFG_DISABLE) || astra_config_mode() == ASTRA_MODE_OFF)
+		goto out;
 	astra_search_path_add_toolchain(&sp, &inv->cl, inv->nvcc, astra_config_str(ASTRA_CFG_DIR));
 	tu.search = &sp;
-	if (astra_extract_tu(&tu, inv->cl.inputs.v[0], &inv->cl) < 0) {
-		astra_buf_adds(out, "not parsed: the original is compiled\n");
+	if (astra_extract_tu(&tu, inv->cl.inputs.v[0], &inv->cl) < 0 || !tu.nr_kernels)
 		goto out;
-	}
-	astra_buf_addf(out, "%zu pragma diagnostics\n", tu.diags.nr);
-	if (!tu.nr_kernels)
-		goto out;
+	/* In strict mode a pragma mistake fails the compile (not an object to share). */
+	if (tu.diags.nr && astra_config_bool(ASTRA_CFG_STRICT))
+		astra_buf_addf(out, "strict: %zu pragma mistakes\n", tu.diags.nr);
 	found = xcalloc(tu.nr_kernels, sizeof(*found));
-	n = look_up(inv, &tu, found, 1);
-	if (n < 0) {
-		astra_buf_adds(out, "no keys: the original is compiled\n");
+	if (look_up(inv, &tu, found, 1) <= 0)
 		goto out;
-	}
 	for (i = 0; i < tu.nr_kernels; i++) {
 		if (!found[i].variant.text)
 			continue;
+		if (!n++)
+			astra_buf_addf(out, "astra-cc %s substitutes\n", PACKAGE_VERSION);
 		astra_buf_addf(out, "%s: variant %016llx for sm", found[i].kernel->name,
 			       astra_hash64(found[i].variant.text, strlen(found[i].variant.text)));
 		for (c = 0; c < found[i].nr_ccs; c++)
@@ -325,6 +324,8 @@ int astra_pipeline_describe(struct astra_invocation *inv, struct astra_buf *out)
 		astra_buf_addch(out, '\n');
 	}
 out:
+	if (!n)
+		astra_buf_adds(out, "nothing substituted\n");
 	if (found) {
 		for (i = 0; i < tu.nr_kernels; i++)
 			astra_variant_release(&found[i].variant);
@@ -332,5 +333,5 @@ out:
 	}
 	astra_tu_release(&tu);
 	astra_search_path_release(&sp);
-	return ret;
+	return 0;
 }

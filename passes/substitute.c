@@ -101,6 +101,7 @@ int astra_subst_fix_deps(const char *text, size_t len, const struct astra_pathma
 {
 	struct astra_vec deps = ASTRA_VEC_INIT, phony = ASTRA_VEC_INIT, seen = ASTRA_VEC_INIT;
 	struct astra_buf target = ASTRA_BUF_INIT;
+	const char *sep = " : ";
 	size_t p = 0, i;
 	int ret = -1;
 
@@ -118,15 +119,17 @@ int astra_subst_fix_deps(const char *text, size_t len, const struct astra_pathma
 		if (!deps.nr && !target.len) {
 			const char *colon = NULL;
 			size_t k;
-			for (k = b; k + 3 <= e; k++)
-				if (!memcmp(text + k, " : ", 3)) {
+			/* nvcc writes "T : D"; ccache, restoring a file from its cache, "T: D". */
+			for (k = b; k + 2 <= e; k++)
+				if (!memcmp(text + k, ": ", 2)) {
 					colon = text + k;
 					break;
 				}
-			if (!colon)
+			if (!colon || colon == text + b)
 				goto out;
-			astra_buf_add(&target, text + b, (size_t)(colon - (text + b)));
-			b = (size_t)(colon - text) + 3;
+			sep = colon > text + b + 1 && colon[-1] == ' ' ? " : " : ": ";
+			astra_buf_add(&target, text + b, (size_t)(colon - (text + b)) - (strlen(sep) - 2));
+			b = (size_t)(colon - text) + 2;
 		} else {
 			if (e - b < 4 || memcmp(text + b, "    ", 4))
 				goto out;
@@ -173,7 +176,7 @@ int astra_subst_fix_deps(const char *text, size_t len, const struct astra_pathma
 			astra_vec_push(&seen, name);
 		free(m);
 	}
-	astra_buf_addf(out, "%s : %s", target.buf, seen.v[0]);
+	astra_buf_addf(out, "%s%s%s", target.buf, sep, seen.v[0]);
 	for (i = 1; i < seen.nr; i++)
 		astra_buf_addf(out, " \\\n    %s", seen.v[i]);
 	astra_buf_addch(out, '\n');
