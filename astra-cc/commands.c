@@ -22,15 +22,18 @@
 #include "astra-cc/cmd-warmup.h"
 #include "astra-cc/cmd-verify.h"
 #include "astra-cc/cmd-explain.h"
+#include "astra-cc/cmd-util.h"
 
 static int cmd_help(int argc, char **argv);
 
 static int cmd_version(int argc, char **argv)
 {
 	const char *why;
-	char *nvcc = astra_locate_nvcc(0, &why);
+	char *nvcc;
 	int ret = 0;
-	(void)argc;
+	if (astra_cmd_check_args(argc, argv, NULL, 0))
+		return 2;
+	nvcc = astra_locate_nvcc(0, &why);
 	if (nvcc) {
 		char *args[] = { nvcc, argv[0], NULL };
 		fflush(stdout);
@@ -42,13 +45,19 @@ static int cmd_version(int argc, char **argv)
 	 * ("release X.Y", "VX.Y.Z") so that it cannot change what CMake finds.
 	 */
 	printf("astra-cc %s (wrapper; real nvcc: %s)\n", PACKAGE_VERSION, nvcc ? "found" : why);
+	if (!nvcc) {
+		/* A compiler that cannot compile: CMake's identification must fail here, not later. */
+		fflush(stdout);
+		fprintf(stderr, "%s: cannot find the real nvcc: %s\n", astra_progname, why);
+		return 127;
+	}
 	return ret;
 }
 
 static int cmd_show_config(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (astra_cmd_check_args(argc, argv, NULL, 0))
+		return 2;
 	printf("(config file: %s)\n", astra_config_path());
 	astra_config_show(stdout);
 	return 0;
@@ -125,8 +134,8 @@ void astra_command_usage(FILE *out)
 
 static int cmd_help(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (astra_cmd_check_args(argc, argv, NULL, 0))
+		return 2;
 	astra_command_usage(stdout);
 	return 0;
 }

@@ -55,9 +55,9 @@ static void report_config_problems(int to_stderr)
 	const char *const *problem;
 	for (problem = astra_config_problems(); *problem; problem++) {
 		if (to_stderr)
-			fprintf(stderr, "%s: warning: %s\n", astra_progname, *problem);
+			fprintf(stderr, "%s\n", *problem);
 		else
-			warning("%s", *problem);
+			astra_log(ASTRA_LOG_INFO, "%s", *problem);
 	}
 }
 
