@@ -39,7 +39,8 @@ void astra_driver_passthrough(struct astra_invocation *inv)
 	struct astra_vec cmd = ASTRA_VEC_INIT;
 	astra_stats_flush(astra_config_str(ASTRA_CFG_DIR));
 	astra_invocation_command(inv, inv->argv.v, inv->argv.nr, &cmd);
-	astra_guard_prepare(cmd.v[0]);
+	/* A launcher gets the compiler's resolved path: the guard follows the compiler. */
+	astra_guard_prepare(inv->nvcc);
 	astra_exec(cmd.v);
 	fprintf(stderr, "%s: cannot execute %s: %s\n", astra_progname, cmd.v[0], strerror(errno));
 	exit(127);

@@ -46,8 +46,10 @@ int astra_guard_active(void);
 /* Drop a guard that is not for this process (call once at start). */
 void astra_guard_drop_stale(void);
 /*
- * Before running or executing program: export the guard when program might
- * come back to astra-cc, remove it when program is the real nvcc.
+ * Before running or executing a command whose compiler is program (after
+ * any launcher, which is handed program's resolved path): export the guard
+ * when program might come back to astra-cc, remove it when program is the
+ * real nvcc.
  */
 void astra_guard_prepare(const char *program);
 

@@ -1093,7 +1093,7 @@ int astra_subst_compile(struct astra_invocation *inv, const struct astra_tu *tu,
 	ro.foreground = 1;
 	ro.child_setup = restore_signals_in_child;
 	ro.pid_out = &compile_pid;
-	astra_guard_prepare(argv.v[0]);
+	astra_guard_prepare(inv->nvcc); /* as the passthrough: the compiler decides */
 	catch_signals();
 	status = astra_run(argv.v, &ro);
 	release_signals();
