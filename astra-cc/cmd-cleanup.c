@@ -133,10 +133,15 @@ static void report_cleanup(const char *what, const struct astra_cleanup_result *
 	astra_buf_release(&b);
 }
 
+static const char *const json_flag[] = { "--json", NULL };
+
 int astra_cache_cmd_clear(int argc, char **argv)
 {
-	struct astra_cache *c = astra_cache_open(NULL);
+	struct astra_cache *c;
 	struct astra_cleanup_result r;
+	if (astra_cmd_check_args(argc, argv, json_flag, 0))
+		return 2;
+	c = astra_cache_open(NULL);
 	if (astra_cache_clear(astra_cache_local(c), &r) < 0) {
 		fprintf(stderr, "%s: cannot clear %s: %s\n", astra_progname, astra_cache_dir(c), strerror(errno));
 		return astra_cmd_finish(1, c);
@@ -147,8 +152,11 @@ int astra_cache_cmd_clear(int argc, char **argv)
 
 int astra_cache_cmd_cleanup(int argc, char **argv)
 {
-	struct astra_cache *c = astra_cache_open(NULL);
+	struct astra_cache *c;
 	struct astra_cleanup_result r;
+	if (astra_cmd_check_args(argc, argv, json_flag, 0))
+		return 2;
+	c = astra_cache_open(NULL);
 	if (astra_cache_cleanup(astra_cache_local(c), astra_config_int(ASTRA_CFG_MAX_SIZE), 0, 1, &r) < 0) {
 		fprintf(stderr, "%s: cannot clean up %s: %s\n", astra_progname, astra_cache_dir(c), strerror(errno));
 		return astra_cmd_finish(1, c);
@@ -171,6 +179,10 @@ int astra_cache_cmd_evict(int argc, char **argv)
 			astra_progname);
 		return 2;
 	}
+	for (; next < argc; next++)
+		if (strcmp(argv[next], "--json"))
+			return astra_cmd_usage_error(argv[0], "%s '%s'", argv[next][0] == '-' ?
+						     "unrecognized option" : "unexpected argument", argv[next]);
 	c = astra_cache_open(NULL);
 	if (astra_cache_cleanup(astra_cache_local(c), 0, astra_time() - age, 1, &r) < 0) {
 		fprintf(stderr, "%s: cannot clean up %s: %s\n", astra_progname, astra_cache_dir(c), strerror(errno));

@@ -197,7 +197,8 @@ int astra_cache_cmd_show_entry(int argc, char **argv)
 		else if (!key && argv[i][0] != '-')
 			key = argv[i];
 		else
-			key = "";
+			return astra_cmd_usage_error(argv[0], "%s '%s'", argv[i][0] == '-' ? "unrecognized option" :
+						     "unexpected argument", argv[i]);
 	}
 	if (!key || !is_hex_prefix(key) || l.arch < 0) {
 		fprintf(stderr, "usage: %s --show-entry KEY [--arch sm_XX] [--transcript] [--json]\n"
@@ -281,12 +282,18 @@ static int by_last_use(const void *a, const void *b)
 
 int astra_cache_cmd_list(int argc, char **argv)
 {
-	struct astra_cache *c = astra_cache_open(NULL);
-	struct astra_storage *s = astra_cache_local(c);
+	static const char *const flags[] = { "--json", NULL };
+	struct astra_cache *c;
+	struct astra_storage *s;
 	struct found_list l = { NULL, 0, 0, 0 };
 	struct list_row *rows;
 	long long now = astra_time();
 	size_t i, w_kernel = 6, w_device = 6;
+
+	if (astra_cmd_check_args(argc, argv, flags, 0))
+		return 2;
+	c = astra_cache_open(NULL);
+	s = astra_cache_local(c);
 
 	s->ops->list(s, "", collect_entry, &l);
 	rows = xcalloc(l.nr + 1, sizeof(*rows));

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,36 @@ int astra_cmd_has_flag(int argc, char **argv, const char *flag)
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], flag))
 			return 1;
+	return 0;
+}
+
+int astra_cmd_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: %s: ", astra_progname, cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", astra_progname);
+	return 2;
+}
+
+int astra_cmd_check_args(int argc, char **argv, const char *const *flags, int max_operands)
+{
+	int i, operands = 0;
+	for (i = 1; i < argc; i++) {
+		const char *const *f;
+		int known = 0;
+		if (argv[i][0] != '-' || !argv[i][1]) {
+			if (++operands > max_operands)
+				return astra_cmd_usage_error(argv[0], "unexpected argument '%s'", argv[i]);
+			continue;
+		}
+		for (f = flags; f && *f && !known; f++)
+			known = !strcmp(argv[i], *f);
+		if (!known)
+			return astra_cmd_usage_error(argv[0], "unrecognized option '%s'", argv[i]);
+	}
 	return 0;
 }
 

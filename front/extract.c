@@ -177,7 +177,9 @@ struct ftok {
 struct directive {
 	size_t first, last;   /* token indexes, inclusive */
 	size_t start, end;    /* bytes: from '#' to the end of the (continued) line */
-	int is_astra;         /* #pragma astra */
+	int is_astra;         /* #pragma astra, or the ASTRA(...) annotation macro */
+	int is_macro;         /* ASTRA(...): its tokens are [first, last], no '#' */
+	size_t text_start, text_end; /* bytes of the clauses (after `astra`, inside the parentheses) */
 	int used;             /* attached to a kernel */
 };
 
@@ -434,6 +436,80 @@ static int starts_line(const struct file *f, size_t off)
 	return k == 0 || s[k - 1] != '\\';
 }
 
+static size_t match_close(const struct file *f, size_t i, int code_only);
+
+/*
+ * The annotation macro (doc/pragma.md): `ASTRA(clauses)` on a line of its
+ * own says what `#pragma astra clauses` says.  It expands to nothing
+ * (astra-cc.h), so host compilers see no pragma to warn about.  Each one
+ * becomes a directive of its own (is_macro), so that everything that walks
+ * directives (attaching them to kernels, telling code from the rest) treats
+ * both spellings alike.  The directives stay in file order.
+ */
+static void add_annotation_macros(struct file *f)
+{
+	struct directive *add = NULL, *all;
+	size_t nr_add = 0, alloc_add = 0, i, a, d, n;
+	long *renum;
+
+	for (i = 0; i + 1 < f->nr_toks; i++) {
+		const struct ftok *t = &f->toks[i];
+		size_t open = i + 1, close, k;
+		int clean = 1;
+		if (t->kind != ASTRA_TOK_IDENT || t->dir >= 0 || !tok_is(f, i, "ASTRA") || !starts_line(f, t->off))
+			continue;
+		while (open < f->nr_toks && f->toks[open].kind == ASTRA_TOK_COMMENT)
+			open++;
+		if (!tok_is(f, open, "("))
+			continue;
+		close = match_close(f, open, 0);
+		if (close >= f->nr_toks)
+			continue;
+		for (k = i; k <= close; k++)
+			clean &= f->toks[k].dir < 0;
+		if (!clean)
+			continue;
+		ALLOC_GROW(add, nr_add + 1, alloc_add);
+		memset(&add[nr_add], 0, sizeof(add[0]));
+		add[nr_add].first = i;
+		add[nr_add].last = close;
+		add[nr_add].start = t->off;
+		add[nr_add].end = f->toks[close].off + 1;
+		add[nr_add].is_astra = add[nr_add].is_macro = 1;
+		add[nr_add].text_start = f->toks[open].off + 1;
+		add[nr_add].text_end = f->toks[close].off;
+		nr_add++;
+		i = close;
+	}
+	if (!nr_add)
+		return;
+	/* Merge by position and renumber the tokens' directives. */
+	n = f->nr_dirs + nr_add;
+	all = xcalloc(n, sizeof(*all));
+	renum = xcalloc(f->nr_dirs + 1, sizeof(*renum));
+	for (i = a = d = 0; i < n; i++) {
+		if (d < f->nr_dirs && (a >= nr_add || f->dirs[d].start < add[a].start)) {
+			renum[d] = (long)i;
+			all[i] = f->dirs[d++];
+		} else {
+			all[i] = add[a++];
+		}
+	}
+	for (i = 0; i < f->nr_toks; i++)
+		if (f->toks[i].dir >= 0)
+			f->toks[i].dir = renum[f->toks[i].dir];
+	for (i = 0; i < n; i++) {
+		size_t k;
+		for (k = all[i].first; all[i].is_macro && k <= all[i].last; k++)
+			f->toks[k].dir = (long)i;
+	}
+	free(f->dirs);
+	f->dirs = all;
+	f->nr_dirs = f->alloc_dirs = n;
+	free(renum);
+	free(add);
+}
+
 static void tokenize(struct file *f)
 {
 	CXSourceRange all;
@@ -518,9 +594,13 @@ static void tokenize(struct file *f)
 	/* #pragma astra directives. */
 	for (l = 0; l < f->nr_dirs; l++) {
 		struct directive *d = &f->dirs[l];
-		if (d->first + 2 <= d->last && tok_is(f, d->first + 1, "pragma") && tok_is(f, d->first + 2, "astra"))
+		if (d->first + 2 <= d->last && tok_is(f, d->first + 1, "pragma") && tok_is(f, d->first + 2, "astra")) {
 			d->is_astra = 1;
+			d->text_start = f->toks[d->first + 2].off + f->toks[d->first + 2].len;
+			d->text_end = d->end;
+		}
 	}
+	add_annotation_macros(f);
 
 	/* Regions the preprocessor skipped (#if 0, the #else of a true #if). */
 	skipped = clang_getSkippedRanges(f->tu, f->cxf);
@@ -1069,7 +1149,8 @@ static void compute_closure(struct closure *C, size_t t0, size_t t1, const struc
 	}
 	push_work(C, f, t0, t1);
 	for (i = 0; i < nr_pragma_dirs; i++)
-		push_work(C, f, f->dirs[pragma_dirs[i]].first, f->dirs[pragma_dirs[i]].last + 1);
+		push_work(C, f, f->dirs[pragma_dirs[i]].first + (size_t)f->dirs[pragma_dirs[i]].is_macro,
+			  f->dirs[pragma_dirs[i]].last + 1); /* not the macro's own name */
 	(void)k;
 	while (C->nr) {
 		struct work w = C->items[--C->nr];
@@ -1231,9 +1312,8 @@ static void add_kernel(struct astra_tu *tu, struct file *f, const struct kcand *
 	astra_pragma_init(&k->pragma);
 	for (i = 0; i < nr_dirs; i++) {
 		const struct directive *d = &f->dirs[dirs[i]];
-		const struct ftok *astra = &f->toks[d->first + 2];
-		size_t from = astra->off + astra->len;
-		char *text = xstrndup(f->text + from, d->end - from);
+		size_t from = d->text_start;
+		char *text = xstrndup(f->text + from, d->text_end - from);
 		unsigned line, col;
 		line_col(f, from, &line, &col);
 		if (!i)
@@ -1324,7 +1404,8 @@ static void collect_kernels(struct astra_tu *tu, struct file *f, struct file *ma
 		const struct directive *d = &f->dirs[i];
 		if (d->is_astra && !d->used && !f->toks[d->first].skipped)
 			astra_diags_add(&tu->diags, f->path, f->toks[d->first].line, f->toks[d->first].col, 0,
-					"'#pragma astra' is not followed by the definition of a __global__ function; ignored");
+					"'%s' is not followed by the definition of a __global__ function; ignored",
+					d->is_macro ? "ASTRA(...)" : "#pragma astra");
 	}
 }
 
@@ -1465,6 +1546,7 @@ static const char *const base_args[] = {
 	"-D__constant__=__attribute__((constant))",
 	"-D__managed__=__attribute__((managed))",
 	"-D__launch_bounds__(...)=__attribute__((launch_bounds(__VA_ARGS__)))",
+	"-DASTRA(...)=", /* the annotation macro (astra-cc.h): headers are not read */
 	"-D__forceinline__=__inline__ __attribute__((always_inline))",
 	"-D__noinline__=__attribute__((noinline))",
 	"-D__restrict__=__restrict",
@@ -2007,8 +2089,8 @@ int astra_extract_candidate(const struct astra_kernel *orig, struct astra_varian
 	for (i = 0; i < f.nr_dirs; i++) {
 		const struct directive *d = &f.dirs[i];
 		size_t n = d->first + 1;
-		if (n > d->last)
-			continue; /* the null directive */
+		if (n > d->last || d->is_macro)
+			continue; /* the null directive; the annotation macro (checked below) */
 		if (tok_is(&f, n, "if") || tok_is(&f, n, "ifdef") || tok_is(&f, n, "ifndef") || tok_is(&f, n, "elif") ||
 		    tok_is(&f, n, "else") || tok_is(&f, n, "endif"))
 			continue;
@@ -2078,7 +2160,6 @@ int astra_extract_candidate(const struct astra_kernel *orig, struct astra_varian
 		}
 		for (i = 0; i < f.nr_dirs; i++) {
 			const struct directive *d = &f.dirs[i];
-			const struct ftok *astra;
 			char *text;
 			unsigned line, col;
 			if (!d->is_astra)
@@ -2087,9 +2168,8 @@ int astra_extract_candidate(const struct astra_kernel *orig, struct astra_varian
 				reject(&K, d->start, "#pragma astra must be right above the kernel");
 				continue;
 			}
-			astra = &f.toks[d->first + 2];
-			text = xstrndup(f.text + astra->off + astra->len, d->end - astra->off - astra->len);
-			line_col(&f, astra->off + astra->len, &line, &col);
+			text = xstrndup(f.text + d->text_start, d->text_end - d->text_start);
+			line_col(&f, d->text_start, &line, &col);
 			astra_pragma_parse(&k.pragma, text, "variant", line, col, &diags);
 			free(text);
 		}

@@ -14,6 +14,7 @@
 
 #include "lib/buf.h"
 #include "lib/config.h"
+#include "lib/log.h"
 #include "lib/util.h"
 #include "lib/vec.h"
 
@@ -21,7 +22,7 @@
 #define ASTRA_SYSCONFDIR "/etc"
 #endif
 
-enum type { T_STR, T_BOOL, T_INT, T_SIZE, T_MODE, T_OPTIMIZER };
+enum type { T_STR, T_BOOL, T_INT, T_SIZE, T_MODE, T_OPTIMIZER, T_TRACE };
 
 static const struct item {
 	const char *name;
@@ -35,7 +36,7 @@ static const struct item {
 	[ASTRA_CFG_MODE] = { "mode", "ASTRA_CC_MODE", T_MODE, "use" },
 	[ASTRA_CFG_DISABLE] = { "disable", "ASTRA_CC_DISABLE", T_BOOL, "false" },
 	[ASTRA_CFG_NVCC] = { "nvcc", "ASTRA_CC_NVCC", T_STR, "" },
-	[ASTRA_CFG_TRACE] = { "trace", "ASTRA_CC_TRACE", T_STR, "" },
+	[ASTRA_CFG_TRACE] = { "trace", "ASTRA_CC_TRACE", T_TRACE, "" },
 	[ASTRA_CFG_STRICT] = { "strict", "ASTRA_CC_STRICT", T_BOOL, "false" },
 	[ASTRA_CFG_MAX_SIZE] = { "max_size", "ASTRA_CC_MAX_SIZE", T_SIZE, "1G" },
 	[ASTRA_CFG_REMOTE_STORAGE] = { "remote_storage", "ASTRA_CC_REMOTE_STORAGE", T_STR, "" },
@@ -122,8 +123,24 @@ static int valid(enum type type, const char *v)
 	case T_SIZE: return astra_parse_size(v, &n) == 0;
 	case T_MODE: return !strcmp(v, "use") || !strcmp(v, "optimize") || !strcmp(v, "off");
 	case T_OPTIMIZER: return !strcmp(v, "rules") || !strcmp(v, "llm") || !strcmp(v, "both");
+	case T_TRACE: return astra_trace_valid(v);
 	}
 	return 0;
+}
+
+/* What a valid value looks like, for the message about an invalid one. */
+static const char *type_hint(enum type type)
+{
+	switch (type) {
+	case T_BOOL: return " (true or false)";
+	case T_INT: return " (a whole number)";
+	case T_SIZE: return " (a size such as 500M or 2G)";
+	case T_MODE: return " (use, optimize or off)";
+	case T_OPTIMIZER: return " (rules, llm or both)";
+	case T_TRACE: return " (driver, cache, extract, verify, loop, llm, exec or all, separated by commas)";
+	case T_STR: break;
+	}
+	return "";
 }
 
 void astra_config_set(enum astra_cfg key, const char *value, const char *origin)
@@ -168,7 +185,7 @@ static void read_file(const char *path)
 
 	if (astra_buf_read_file(&b, path, 1 << 20) < 0) {
 		if (errno != ENOENT)
-			astra_vec_pushf(&problems, "%s: cannot read: %s", path, strerror(errno));
+			astra_vec_pushf(&problems, "%s: warning: cannot read: %s", path, strerror(errno));
 		astra_buf_release(&b);
 		return;
 	}
@@ -185,7 +202,7 @@ static void read_file(const char *path)
 			continue;
 		eq = strchr(line, '=');
 		if (!eq) {
-			astra_vec_pushf(&problems, "%s:%u: error: expected `key = value`", path, lineno);
+			astra_vec_pushf(&problems, "%s:%u: warning: expected `key = value`; line ignored", path, lineno);
 			continue;
 		}
 		*eq = '\0';
@@ -201,11 +218,12 @@ static void read_file(const char *path)
 		*e = '\0';
 		key = find_key(k);
 		if (key < 0) {
-			astra_vec_pushf(&problems, "%s:%u: error: unknown setting `%s`", path, lineno, k);
+			astra_vec_pushf(&problems, "%s:%u: warning: unknown setting `%s`; ignored", path, lineno, k);
 			continue;
 		}
 		if (!valid(items[key].type, v)) {
-			astra_vec_pushf(&problems, "%s:%u: error: invalid value `%s` for %s", path, lineno, v, k);
+			astra_vec_pushf(&problems, "%s:%u: warning: invalid value `%s` for %s%s; ignored", path, lineno, v, k,
+					type_hint(items[key].type));
 			continue;
 		}
 		{
@@ -265,7 +283,8 @@ void astra_config_load(void)
 		if (!v)
 			continue;
 		if (!valid(items[i].type, v)) {
-			astra_vec_pushf(&problems, "environment: invalid value `%s` for %s", v, items[i].env);
+			astra_vec_pushf(&problems, "astra-cc: warning: invalid value `%s` for %s%s; ignored", v, items[i].env,
+					type_hint(items[i].type));
 			continue;
 		}
 		origin = xasprintf("environment: %s", items[i].env);

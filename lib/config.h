@@ -31,7 +31,7 @@ enum astra_cfg {
 	ASTRA_CFG_MAX_ROUNDS,   /* rounds of the optimization loop */
 	ASTRA_CFG_TIME_BUDGET,  /* seconds per kernel for the loop */
 	ASTRA_CFG_DEBUG_KEY,    /* bool: write the hashed text beside the output */
-	ASTRA_CFG_JOBS,         /* parallel compiles in warmup / the loop */
+	ASTRA_CFG_JOBS,         /* kernels --warmup optimizes at once (its -j wins) */
 	ASTRA_CFG_SANITIZER,    /* bool: run compute-sanitizer when available */
 	ASTRA_CFG_LLM_URL,      /* OpenAI-compatible base URL */
 	ASTRA_CFG_LLM_MODEL,    /* model name */
@@ -77,7 +77,11 @@ void astra_config_set(enum astra_cfg key, const char *value, const char *origin)
 
 /* Print every setting as `(origin) name = value`, like ccache -p. */
 void astra_config_show(FILE *out);
-/* Warnings collected while loading (file:line: ...), NULL-terminated. */
+/*
+ * Warnings collected while loading, NULL-terminated: whole GNU-style
+ * lines ("FILE:LINE: warning: ..." for a config file, "astra-cc: warning:
+ * ..." for the environment).  A setting with a problem is ignored.
+ */
 const char *const *astra_config_problems(void);
 
 /*

@@ -60,6 +60,22 @@ void astra_log_open(const char *path, const char *trace)
 	}
 }
 
+int astra_trace_valid(const char *list)
+{
+	while (*list) {
+		size_t n = strcspn(list, ","), i;
+		int known = n == 3 && !strncmp(list, "all", 3);
+		for (i = 0; i < ARRAY_SIZE(trace_names) && !known; i++)
+			known = strlen(trace_names[i].name) == n && !strncmp(list, trace_names[i].name, n);
+		if (!known)
+			return 0;
+		list += n;
+		if (*list == ',')
+			list++;
+	}
+	return 1;
+}
+
 int astra_trace_on(enum astra_trace cat)
 {
 	return (trace_mask & cat) != 0;

@@ -39,6 +39,11 @@ enum astra_trace {
  */
 void astra_log_open(const char *path, const char *trace);
 void astra_log_close(void);
+/*
+ * Is list a valid trace setting: empty, or comma-separated category names
+ * (driver, cache, extract, verify, loop, llm, exec) or "all"?
+ */
+int astra_trace_valid(const char *list);
 /* Non-zero when messages of this trace category are wanted. */
 int astra_trace_on(enum astra_trace cat);
 
