@@ -69,7 +69,7 @@ static void entry_json(struct astra_cache *c, struct astra_json *list, const str
 {
 	struct astra_entry e;
 	struct astra_json *m = NULL, *o;
-	struct astra_storage_stat st = { 0, 0 };
+	struct astra_storage_stat st = { 0, 0, 0, 0, 0, 0 };
 	const char *why = "";
 	char *name = astra_cache_entry_name(f->key, f->cc);
 	char *path = astra_cache_local(c)->ops->where(astra_cache_local(c), name);
@@ -99,7 +99,7 @@ static int show_one(struct astra_cache *c, const struct found *f)
 {
 	struct astra_entry e;
 	struct astra_json *m = NULL;
-	struct astra_storage_stat st = { 0, 0 };
+	struct astra_storage_stat st = { 0, 0, 0, 0, 0, 0 };
 	struct astra_buf b = ASTRA_BUF_INIT;
 	const char *why = "";
 	char *name = astra_cache_entry_name(f->key, f->cc);
@@ -292,7 +292,7 @@ int astra_cache_cmd_list(int argc, char **argv)
 	rows = xcalloc(l.nr + 1, sizeof(*rows));
 	for (i = 0; i < l.nr; i++) {
 		struct astra_entry e;
-		struct astra_storage_stat st = { 0, 0 };
+		struct astra_storage_stat st = { 0, 0, 0, 0, 0, 0 };
 		const char *why;
 		struct list_row *r = &rows[i];
 		int ok = astra_cache_peek(c, l.v[i].key, l.v[i].cc, &e, NULL, &st, &why);

@@ -79,6 +79,10 @@ static void fill_stat(const struct stat *st, struct astra_storage_stat *out)
 		return;
 	out->size = (long long)st->st_size;
 	out->mtime = (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+	out->has_owner = 1;
+	out->uid = (unsigned)st->st_uid;
+	out->gid = (unsigned)st->st_gid;
+	out->mode = (unsigned)st->st_mode;
 }
 
 static int absent(int err)

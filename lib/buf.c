@@ -196,3 +196,31 @@ int astra_buf_read_file(struct astra_buf *b, const char *path, size_t max)
 	errno = saved;
 	return ret;
 }
+
+int astra_buf_read_regular(struct astra_buf *b, const char *path, size_t max, int nofollow, struct stat *st_out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+	int ret, saved;
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		saved = fstat(fd, &st) < 0 ? errno : EINVAL;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	if (st_out)
+		*st_out = st;
+	if (max && (size_t)st.st_size > max) {
+		close(fd);
+		errno = EFBIG;
+		return -1;
+	}
+	astra_buf_grow(b, (size_t)st.st_size);
+	ret = astra_buf_read_fd(b, fd, max);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return ret;
+}

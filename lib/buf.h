@@ -48,6 +48,16 @@ void astra_buf_rtrim(struct astra_buf *b);
  * A file larger than max bytes (0 = no limit) fails with EFBIG.
  */
 int astra_buf_read_file(struct astra_buf *b, const char *path, size_t max);
+/*
+ * The same for a file astra-cc does not control (a cache file, a config
+ * file): read only when it is a regular file, without blocking - opened
+ * with O_NONBLOCK so that a FIFO in its place does not wait for a writer,
+ * and with O_NOFOLLOW when nofollow is set.  Anything but a regular file
+ * fails with EINVAL before a byte is read.  st (may be NULL) receives the
+ * opened file's status, for checks of its owner.
+ */
+struct stat;
+int astra_buf_read_regular(struct astra_buf *b, const char *path, size_t max, int nofollow, struct stat *st);
 /* Read everything from fd until EOF (appending); 0 or -1 with errno. */
 int astra_buf_read_fd(struct astra_buf *b, int fd, size_t max);
 
