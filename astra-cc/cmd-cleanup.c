@@ -70,7 +70,8 @@ int astra_cache_cmd_max_size(int argc, char **argv)
 			astra_progname);
 		return 2;
 	}
-	if (astra_buf_read_file(&old, path, 1 << 20) < 0 && errno != ENOENT) {
+	/* Only a regular file, without blocking on a FIFO in its place. */
+	if (astra_buf_read_regular(&old, path, 1 << 20, 0, NULL) < 0 && errno != ENOENT) {
 		fprintf(stderr, "%s: cannot read %s: %s\n", astra_progname, path, strerror(errno));
 		astra_buf_release(&old);
 		return 1;

@@ -123,15 +123,17 @@ int astra_storage_file_create(struct astra_storage *s);
  * its holder exits or is killed (kill -9 included).  `name` is an object
  * name ending in ".lock" (it sits beside the object: the per-key locks) or
  * a local name ending in ".lock" (at the top).  The lock file is created
- * with O_NOFOLLOW.  After flock succeeds the locker checks that the name
+ * with O_NOFOLLOW|O_NONBLOCK in its directory opened without following
+ * links, and must be a regular file.  After flock succeeds the locker checks that the name
  * still names the file it locked (its holder may have removed it) and
  * starts over otherwise, so removing a lock file while holding it is safe.
  */
 struct astra_file_lock {
 	int fd;
-	char *path;
+	int dir;     /* the directory that holds it, opened without following links */
+	char *name;
 };
-#define ASTRA_FILE_LOCK_INIT { -1, NULL }
+#define ASTRA_FILE_LOCK_INIT { -1, -1, NULL }
 
 /*
  * Take the lock, waiting up to wait seconds (0: try once; negative: as

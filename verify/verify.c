@@ -30,6 +30,7 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/run.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 #include "lib/vec.h"
 #include "verify/device.h"
@@ -974,31 +975,52 @@ static const char *cache_dir(const struct vctx *c)
 	return c->o->cache_dir ? c->o->cache_dir : astra_config_str(ASTRA_CFG_DIR);
 }
 
-static int gpu_lock(const struct vctx *c)
+/*
+ * Take the GPU lock: ASTRA_CC_GPU_LOCK's file, opened without following a
+ * symbolic link at its end and without blocking on a FIFO (only a regular
+ * file is locked), or the cache tier's local lock "gpu.lock" (created with
+ * the cache's umask, like every lock there).  lk->fd < 0: no lock.
+ */
+static void gpu_lock(const struct vctx *c, struct astra_file_lock *lk)
 {
 	const char *path = astra_getenv("ASTRA_CC_GPU_LOCK");
-	char *def = NULL;
-	int fd;
-	if (!path || !*path) {
+	lk->fd = lk->dir = -1;
+	lk->name = NULL;
+	if (path) {
+		mode_t old = astra_trust_umask_enter();
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+		struct stat st;
+		astra_trust_umask_leave(old);
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd < 0)
+			return;
+		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+		lk->fd = fd;
+	} else {
 		const char *dir = cache_dir(c);
+		struct astra_storage *s;
 		if (!dir || !*dir)
-			return -1;
-		(void)mkdir(dir, 0777);  /* a fresh cache: the first runs must take turns too */
-		path = def = xasprintf("%s/gpu.lock", dir);
+			return;
+		s = astra_storage_file_open(dir);
+		/* A fresh cache: the first runs must take turns too. */
+		if (astra_storage_file_create(s) < 0 || astra_storage_file_lock(s, "gpu.lock", -1, lk) != 1)
+			lk->fd = -1;
+		s->ops->close(s);
 	}
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	free(def);
-	if (fd < 0)
-		return -1;
-	while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
-		;
-	return fd;
 }
 
-static void gpu_unlock(int fd)
+static void gpu_unlock(struct astra_file_lock *lk)
 {
-	if (fd >= 0)
-		close(fd);
+	if (lk->dir >= 0) {
+		astra_storage_file_unlock(lk, 0);
+	} else if (lk->fd >= 0) {
+		close(lk->fd);
+		lk->fd = -1;
+	}
 }
 
 static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf *out, struct astra_buf *err,
@@ -1006,18 +1028,19 @@ static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf 
 {
 	struct astra_run_opts ro = { 0 };
 	double t0;
-	int rc, lock;
+	struct astra_file_lock lock;
+	int rc;
 	astra_buf_reset(out);
 	astra_buf_reset(err);
 	ro.out = out;
 	ro.err = err;
 	ro.timeout = c->o->timeout > 0 ? c->o->timeout : 600;
 	t0 = astra_now();
-	lock = gpu_lock(c);
+	gpu_lock(c, &lock);
 	c->res->gpu_wait_seconds += astra_now() - t0;
 	t0 = astra_now();
 	rc = astra_run(argv->v, &ro);
-	gpu_unlock(lock);
+	gpu_unlock(&lock);
 	c->res->run_seconds += astra_now() - t0;
 	c->res->program_runs++;
 	*timed_out = ro.timed_out;
