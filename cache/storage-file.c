@@ -104,6 +104,12 @@ static int open_sub(int dfd, const char *sub, int create)
 			return errno = saved, -1;
 		fd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
+	if (fd < 0 && (errno == ENOTDIR || errno == ELOOP)) {
+		/* Say "a link" (an error, logged) rather than "absent" for a planted one. */
+		struct stat st;
+		if (fstatat(dfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			errno = ELOOP;
+	}
 	return fd;
 }
 

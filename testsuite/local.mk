@@ -6,6 +6,7 @@ check_PROGRAMS += \
 	testsuite/unit/test-buf \
 	testsuite/unit/test-nvccopts \
 	testsuite/unit/test-config \
+	testsuite/unit/test-trust \
 	testsuite/unit/test-pragma \
 	testsuite/unit/test-includes \
 	testsuite/unit/test-key \
@@ -40,6 +41,8 @@ testsuite_unit_test_nvccopts_SOURCES = testsuite/unit/test-nvccopts.c testsuite/
 testsuite_unit_test_nvccopts_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_config_SOURCES = testsuite/unit/test-config.c testsuite/unit/unit.h
 testsuite_unit_test_config_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_trust_SOURCES = testsuite/unit/test-trust.c testsuite/unit/unit.h
+testsuite_unit_test_trust_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_pragma_SOURCES = testsuite/unit/test-pragma.c testsuite/unit/unit.h
 testsuite_unit_test_pragma_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_includes_SOURCES = testsuite/unit/test-includes.c testsuite/unit/unit.h
