@@ -18,6 +18,8 @@
 
 #include "lib/buf.h"
 #include "lib/config.h"
+#include "lib/toolmemo.h"
+#include <dirent.h>
 #include "cache/cleanup.h"
 #include "verify/device.h"
 #include "cache/fsio.h"
@@ -768,6 +770,113 @@ static void test_owners(void)
 	astra_cache_close(c);
 }
 
+/*
+ * Run fn in a child whose pid is known before it writes: the parent plants
+ * links named after that pid (the names astra-cc's temporary files get),
+ * then lets the child go.
+ */
+static void with_planted_child(void (*plant_for)(pid_t, void *), void (*fn)(void *), void *data)
+{
+	int go[2];
+	pid_t pid;
+	char c = 0;
+	int st;
+	CHECK_INT(pipe(go), 0);
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		fn(data);
+		_exit(0);
+	}
+	close(go[0]);
+	plant_for(pid, data);
+	CHECK_INT(write(go[1], &c, 1), 1);
+	close(go[1]);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static char *victim_file;
+
+static void plant_stats(pid_t pid, void *data)
+{
+	int n;
+	char *p = xasprintf("%s/stats.tmp.%ld", dir, (long)pid);
+	(void)data;
+	CHECK_INT(symlink(victim_file, p), 0);
+	free(p);
+	for (n = 0; n < 4; n++) {
+		p = xasprintf("%s/stats.tmp.%ld.%d", dir, (long)pid, n);
+		CHECK_INT(symlink(victim_file, p), 0);
+		free(p);
+	}
+}
+
+static void flush_stats(void *data)
+{
+	(void)data;
+	astra_stats_inc(ASTRA_STAT_HITS);
+	if (astra_stats_flush(dir) < 0)
+		_exit(1);
+}
+
+static void plant_memo(pid_t pid, void *data)
+{
+	char *p = xasprintf("%s.tmp.%ld", (const char *)data, (long)pid);
+	CHECK_INT(symlink(victim_file, p), 0);
+	free(p);
+}
+
+static void run_memo(void *data)
+{
+	char *const argv[] = { (char *)"echo", (char *)"remembered", NULL };
+	struct astra_buf b = ASTRA_BUF_INIT;
+	char *mdir = xstrdup((const char *)data);
+	*strrchr(mdir, '/') = '\0';
+	if (astra_toolmemo_run(argv, ASTRA_TOOLMEMO_STDOUT, NULL, mdir, &b) < 0)
+		_exit(1);
+	astra_buf_release(&b);
+	free(mdir);
+}
+
+/* Links planted where astra-cc's temporary files go: never written through. */
+static void test_tmp_links(void)
+{
+	char *mdir = xasprintf("%s/memo-test", dir), *memo = NULL;
+	struct astra_buf b = ASTRA_BUF_INIT;
+	DIR *d;
+	struct dirent *de;
+
+	victim_file = xasprintf("%s/../victim-file", dir);
+	plant(victim_file, "the victim's file\n");
+	astra_stats_flush(dir);
+	with_planted_child(plant_stats, flush_stats, NULL);
+	CHECK(same_text(victim_file, "the victim's file\n"));
+
+	/* The memo: made once to learn its name, then removed, then remembered again. */
+	run_memo(mdir == NULL ? NULL : xasprintf("%s/x", mdir));
+	d = opendir(mdir);
+	while (d && (de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			memo = xasprintf("%s/%s", mdir, de->d_name);
+	if (d)
+		closedir(d);
+	CHECK(memo != NULL);
+	if (memo) {
+		unlink(memo);
+		with_planted_child(plant_memo, run_memo, memo);
+		CHECK(same_text(victim_file, "the victim's file\n"));
+		CHECK_INT(astra_buf_read_file(&b, memo, 0), 0);
+		CHECK(memmem(b.buf, b.len, "remembered", 10) != NULL);
+	}
+	astra_buf_release(&b);
+	unlink(victim_file);
+	free(victim_file);
+	free(memo);
+	free(mdir);
+}
+
 int main(void)
 {
 	char cwd[200];
@@ -790,5 +899,6 @@ int main(void)
 	test_links();
 	test_fifos();
 	test_owners();
+	test_tmp_links();
 	return unit_done();
 }
