@@ -20,6 +20,9 @@
 #include "lib/buf.h"
 #include "lib/config.h"
 #include "lib/json.h"
+#include "lib/workspace.h"
+#include "passes/substitute.h"
+#include "verify/verify.h"
 
 /* ------------------------------------------------------------ limits */
 
@@ -112,6 +115,17 @@ int astra_cache_cmd_max_size(int argc, char **argv)
 
 /* ------------------------------------------------------------ cleanup */
 
+/*
+ * The workspaces of substituted compiles and verifications that were
+ * killed, in TMPDIR: not cache files (so not in the counts), but leftovers
+ * of astra-cc's all the same.
+ */
+static void sweep_workspaces(void)
+{
+	astra_workspace_sweep(ASTRA_SUBST_WORKSPACE, ASTRA_WORKSPACE_STALE);
+	astra_workspace_sweep(ASTRA_VERIFY_WORKSPACE, ASTRA_WORKSPACE_STALE);
+}
+
 static void report_cleanup(const char *what, const struct astra_cleanup_result *r, int json)
 {
 	struct astra_buf a = ASTRA_BUF_INIT, b = ASTRA_BUF_INIT;
@@ -138,6 +152,7 @@ int astra_cache_cmd_clear(int argc, char **argv)
 {
 	struct astra_cache *c = astra_cache_open(NULL);
 	struct astra_cleanup_result r;
+	sweep_workspaces();
 	if (astra_cache_clear(astra_cache_local(c), &r) < 0) {
 		fprintf(stderr, "%s: cannot clear %s: %s\n", astra_progname, astra_cache_dir(c), strerror(errno));
 		return astra_cmd_finish(1, c);
@@ -150,6 +165,7 @@ int astra_cache_cmd_cleanup(int argc, char **argv)
 {
 	struct astra_cache *c = astra_cache_open(NULL);
 	struct astra_cleanup_result r;
+	sweep_workspaces();
 	if (astra_cache_cleanup(astra_cache_local(c), astra_config_int(ASTRA_CFG_MAX_SIZE), 0, 1, &r) < 0) {
 		fprintf(stderr, "%s: cannot clean up %s: %s\n", astra_progname, astra_cache_dir(c), strerror(errno));
 		return astra_cmd_finish(1, c);

@@ -17,4 +17,5 @@ libastra_a_SOURCES += \
 	lib/toolmemo.c lib/toolmemo.h \
 	lib/trust.c lib/trust.h \
 	lib/util.c lib/util.h \
-	lib/vec.c lib/vec.h
+	lib/vec.c lib/vec.h \
+	lib/workspace.c lib/workspace.h

@@ -33,6 +33,7 @@
 #include "lib/trust.h"
 #include "lib/util.h"
 #include "lib/vec.h"
+#include "lib/workspace.h"
 #include "verify/device.h"
 #include "verify/gpu.h"
 #include "cache/store.h"
@@ -117,37 +118,20 @@ static void reject(struct vctx *c, size_t i, const char *check, const char *fmt,
 
 static int make_workdir(struct vctx *c)
 {
-	const char *tmp = astra_getenv("TMPDIR");
-	char *tmpl = xasprintf("%s/astra-verify-XXXXXX", tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmpl)) {
-		int rc = error("cannot create a work directory %s: %s", tmpl, strerror(errno));
-		free(tmpl);
-		return rc;
-	}
-	c->dir = tmpl;
+	/* Verifications killed with SIGKILL left theirs: a day later they go. */
+	astra_workspace_sweep(ASTRA_VERIFY_WORKSPACE, ASTRA_WORKSPACE_STALE);
+	c->dir = astra_workspace_make(ASTRA_VERIFY_WORKSPACE);
+	if (!c->dir)
+		return -1;
 	c->made_dir = 1;
 	return 0;
 }
 
 static void remove_workdir(struct vctx *c)
 {
-	DIR *d;
-	struct dirent *e;
 	if (!c->dir || !c->made_dir)
 		return;
-	d = opendir(c->dir);
-	if (d) {
-		while ((e = readdir(d)) != NULL) {
-			char *p;
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			p = xasprintf("%s/%s", c->dir, e->d_name);
-			unlink(p);
-			free(p);
-		}
-		closedir(d);
-	}
-	rmdir(c->dir);
+	astra_workspace_remove(c->dir);
 }
 
 /* ------------------------------------------------------------- the GPU */
