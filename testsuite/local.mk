@@ -11,6 +11,7 @@ check_PROGRAMS += \
 	testsuite/unit/test-includes \
 	testsuite/unit/test-key \
 	testsuite/unit/test-candidate \
+	testsuite/unit/test-gate \
 	testsuite/unit/test-manifest \
 	testsuite/unit/test-store \
 	testsuite/helpers/cache-tool \
@@ -51,6 +52,8 @@ testsuite_unit_test_key_SOURCES = testsuite/unit/test-key.c testsuite/unit/unit.
 testsuite_unit_test_key_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_candidate_SOURCES = testsuite/unit/test-candidate.c testsuite/unit/unit.h
 testsuite_unit_test_candidate_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_gate_SOURCES = testsuite/unit/test-gate.c testsuite/unit/unit.h
+testsuite_unit_test_gate_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_manifest_SOURCES = testsuite/unit/test-manifest.c testsuite/unit/unit.h
 testsuite_unit_test_manifest_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_store_SOURCES = testsuite/unit/test-store.c testsuite/unit/unit.h
