@@ -103,5 +103,9 @@ int astra_parse_age(const char *s, long long *seconds)
 
 void astra_cmd_print_row(int indent, const char *label, const char *value)
 {
-	printf("%*s%-*s %s\n", indent * 2, "", 34 - indent * 2, label, value);
+	/* Values come from files (a manifest): no control character reaches the terminal. */
+	struct astra_buf b = ASTRA_BUF_INIT;
+	astra_buf_add_printable(&b, value, 0);
+	printf("%*s%-*s %s\n", indent * 2, "", 34 - indent * 2, label, b.buf);
+	astra_buf_release(&b);
 }

@@ -127,6 +127,21 @@ void astra_buf_add_json_escaped(struct astra_buf *b, const char *s)
 	}
 }
 
+void astra_buf_add_printable(struct astra_buf *b, const char *s, int multiline)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (multiline && (c == '\n' || c == '\t'))
+			astra_buf_addch(b, (char)c);
+		else if (c < 0x20 || c == 0x7f)
+			astra_buf_addf(b, "\\x%02x", c);
+		else if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f)
+			astra_buf_addf(b, "\\x%02x", (unsigned char)*++s);
+		else
+			astra_buf_addch(b, (char)c);
+	}
+}
+
 void astra_buf_add_shell_quoted(struct astra_buf *b, const char *s)
 {
 	if (*s && !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+=.,/:@%")]) {

@@ -38,6 +38,14 @@ void astra_buf_addf(struct astra_buf *b, const char *fmt, ...) ASTRA_PRINTF(2, 3
 void astra_buf_vaddf(struct astra_buf *b, const char *fmt, va_list ap);
 /* Append s with JSON string escaping (no surrounding quotes). */
 void astra_buf_add_json_escaped(struct astra_buf *b, const char *s);
+/*
+ * Append s for a terminal: control characters (below 0x20, DEL, and the C1
+ * controls U+0080..U+009F in UTF-8) become \xNN, so that text from a file
+ * (a cache entry's manifest) cannot move the cursor, change colours or
+ * send escape sequences to the terminal.  multiline: newlines and tabs
+ * stay (a variant's source); otherwise they are escaped too.
+ */
+void astra_buf_add_printable(struct astra_buf *b, const char *s, int multiline);
 /* Append s quoted for a POSIX shell, for logs and reproducer lines. */
 void astra_buf_add_shell_quoted(struct astra_buf *b, const char *s);
 /* Remove trailing whitespace. */

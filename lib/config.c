@@ -442,6 +442,12 @@ void astra_config_show(FILE *out)
 		const char *v = values[i].value;
 		if (items[i].secret)
 			v = *v ? "(set, not shown)" : "";
+		/* A URL's query may hold a key (llm_url = ...?api-key=...): not shown either. */
+		if (i == ASTRA_CFG_LLM_URL && strchr(v, '?')) {
+			fprintf(out, "(%s) %s = %.*s?(query not shown)\n", values[i].origin, items[i].name,
+				(int)strcspn(v, "?"), v);
+			continue;
+		}
 		fprintf(out, "(%s) %s = %s\n", values[i].origin, items[i].name, v);
 	}
 	for (pr = astra_config_problems(); *pr; pr++)

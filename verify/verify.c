@@ -39,6 +39,7 @@
 #include "cache/store.h"
 #include "front/extract.h"
 #include "verify/harness.h"
+#include "verify/sandbox.h"
 #include "verify/screen.h"
 
 enum phase { PH_CHECK = 1, PH_TIMING = 2, PH_POST = 4, PH_MISALIGNED = 8 };
@@ -63,6 +64,7 @@ struct vctx {
 	size_t n;
 	char *dir;                /* work directory */
 	int made_dir;
+	int sandbox_noted;            /* said in the notes whether test programs ran sandboxed */
 	const char *src_path;
 	struct astra_buf src;     /* the text of the file that defines the kernel */
 	int gpu_cc;               /* 0: no GPU seen */
@@ -1011,14 +1013,38 @@ static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf 
 		       int *timed_out)
 {
 	struct astra_run_opts ro = { 0 };
+	struct astra_sandbox sb;
+	char *env_add[2] = { NULL, NULL };
 	double t0;
 	struct astra_file_lock lock;
-	int rc;
+	int rc, sandboxed = 0;
 	astra_buf_reset(out);
 	astra_buf_reset(err);
 	ro.out = out;
 	ro.err = err;
 	ro.timeout = c->o->timeout > 0 ? c->o->timeout : 600;
+	/* Candidate code runs here: in the sandbox (verify/sandbox.h) unless the setting says no. */
+	memset(&sb, 0, sizeof(sb));
+	if (astra_config_bool(ASTRA_CFG_SANDBOX)) {
+		char *dir = xasprintf("%s/run", c->dir);
+		sandboxed = astra_sandbox_prepare(&sb, dir, ro.timeout) == 0;
+		free(dir);
+	}
+	if (sandboxed) {
+		ro.cwd = sb.dir;
+		env_add[0] = sb.tmpdir_env;
+		ro.env_add = env_add;
+		ro.child_setup = astra_sandbox_enter;
+		ro.child_data = &sb;
+	}
+	if (!c->sandbox_noted) {
+		const char *why = NULL;
+		c->sandbox_noted = 1;
+		if (!sandboxed)
+			note(c, "sandbox: off (setting `sandbox`, or no private directory): test programs ran without limits");
+		else if (!astra_sandbox_netns_available(&why))
+			note(c, "sandbox: limits and a private directory; not isolated from the network (%s)", why);
+	}
 	t0 = astra_now();
 	gpu_lock(c, &lock);
 	c->res->gpu_wait_seconds += astra_now() - t0;
@@ -1030,6 +1056,8 @@ static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf 
 	*timed_out = ro.timed_out;
 	astra_trace(ASTRA_TRACE_VERIFY, "test program: exit %d%s after %.1f s", rc, ro.timed_out ? " (timed out)" : "",
 		    ro.seconds);
+	if (sandboxed)
+		astra_sandbox_release(&sb);
 	return rc;
 }
 
@@ -1549,7 +1577,10 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 	setup_candidates(&c, cands, names);
 	if (opts->program) {
 		/* A test of astra-cc: the program is given, version i+1 is candidate i. */
-		c.prog = xstrdup(opts->program);
+		/* Absolute: the program runs in the sandbox's own directory. */
+		c.prog = realpath(opts->program, NULL);
+		if (!c.prog)
+			c.prog = xstrdup(opts->program);
 		c.map = xcalloc(n + 1, sizeof(*c.map));
 		c.nmap = n;
 		for (i = 0; i < n; i++) {
