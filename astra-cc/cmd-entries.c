@@ -295,7 +295,7 @@ int astra_cache_cmd_list(int argc, char **argv)
 	for (i = 0; i < l.nr; i++) {
 		struct astra_entry e;
 		struct astra_storage_stat st = { 0, 0, 0, 0, 0, 0 };
-		const char *why;
+		const char *why = "";
 		struct list_row *r = &rows[i];
 		int ok = astra_cache_peek(c, l.v[i].key, l.v[i].cc, &e, NULL, &st, &why);
 		memcpy(r->key, l.v[i].key, sizeof(r->key));
@@ -311,7 +311,7 @@ int astra_cache_cmd_list(int argc, char **argv)
 			r->created = e.created;
 		} else {
 			r->kernel = xstrdup("?");
-			r->verdict = xstrdup(ok < 0 ? "corrupt" : "vanished");
+			r->verdict = xstrdup(ok == 0 ? "vanished" : strstr(why, "trust") ? "untrusted" : "corrupt");
 			r->speedup = xstrdup("-");
 			r->device = xstrdup("?");
 			r->created = r->last_used;

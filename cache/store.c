@@ -142,6 +142,13 @@ static void tier_failed(struct tier *t, const char *what, const char *name, int 
 	t->broken = 1;
 }
 
+/* The trust rule alone: no count, no log (for inspection: --list, --show-entry). */
+static int trusted_quietly(const struct astra_storage_stat *st)
+{
+	return st->has_owner ? astra_trust_content((uid_t)st->uid, (gid_t)st->gid, (mode_t)st->mode, NULL)
+			     : astra_trust_unowned("", NULL);
+}
+
 int astra_cache_trusted(struct astra_storage *s, const char *name, const struct astra_storage_stat *st)
 {
 	static int said;
@@ -312,19 +319,16 @@ int astra_cache_peek(struct astra_cache *c, const char *key, int cc, struct astr
 	name = astra_cache_entry_name(key, cc);
 	{
 		struct astra_storage_stat own;
-		struct astra_storage *from = c->local;
 		if (!st)
 			st = &own;
 		memset(st, 0, sizeof(*st));
 		r = c->local->ops->get(c->local, name, &b, st);
 		for (i = 0; r == 0 && i < c->nr_remote; i++)
-			if (!c->remote[i].broken) {
-				from = c->remote[i].s;
-				r = from->ops->get(from, name, &b, st);
-			}
+			if (!c->remote[i].broken)
+				r = c->remote[i].s->ops->get(c->remote[i].s, name, &b, st);
 		if (r < 0)
 			*why = strerror(errno);
-		else if (r > 0 && !astra_cache_trusted(from, name, st))
+		else if (r > 0 && !trusted_quietly(st))
 			*why = "written by someone you do not trust", r = -1;
 		else if (r > 0 && astra_entry_decode(b.buf, b.len, key, cc, out, manifest_out, why) != ASTRA_DECODE_OK)
 			r = -1;
@@ -447,15 +451,12 @@ int astra_cache_transcript(struct astra_cache *c, const char *key, int cc, struc
 	tname = astra_cache_transcript_name(key, cc);
 	{
 		struct astra_storage_stat st;
-		struct astra_storage *from = c->local;
 		memset(&st, 0, sizeof(st));
 		r = c->local->ops->get(c->local, tname, &b, &st);
 		for (i = 0; r == 0 && i < c->nr_remote; i++)
-			if (!c->remote[i].broken) {
-				from = c->remote[i].s;
-				r = from->ops->get(from, tname, &b, &st);
-			}
-		if (r > 0 && !astra_cache_trusted(from, tname, &st))
+			if (!c->remote[i].broken)
+				r = c->remote[i].s->ops->get(c->remote[i].s, tname, &b, &st);
+		if (r > 0 && !trusted_quietly(&st))
 			r = -1;
 	}
 	if (r > 0) {

@@ -90,7 +90,8 @@ int astra_cache_store(struct astra_cache *c, struct astra_entry *e, const char *
  * Read an entry without counting it as a lookup or touching it (for
  * --show-entry and --list).  manifest_out: as astra_entry_decode.  st:
  * size and last use of the entry file.  Returns 1, 0 (absent) or -1
- * (corrupt or unreadable: *why says which; the entry is left in place).
+ * (corrupt, unreadable, or written by someone not trusted: *why says which;
+ * the entry is left in place; nothing is counted or logged).
  */
 int astra_cache_peek(struct astra_cache *c, const char *key, int cc, struct astra_entry *out,
 		     struct astra_json **manifest_out, struct astra_storage_stat *st, const char **why);

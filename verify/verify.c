@@ -1451,7 +1451,8 @@ static int gate(struct vctx *c, size_t i, const struct astra_variant *v)
 		check = "signature";
 	else if (strstr(why.buf, "state between"))
 		check = "state";
-	else if (strstr(why.buf, "host function"))
+	else if (strstr(why.buf, "host function") || strstr(why.buf, "__host__ __device__ function") ||
+		 strstr(why.buf, "only __device__ member functions"))
 		check = "host-code";
 	else if (strstr(why.buf, "no __global__"))
 		check = "kernel-missing";
