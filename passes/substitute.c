@@ -224,7 +224,7 @@ char *astra_subst_default_depfile(const struct astra_cmdline *cl)
 
 static int write_file(const char *path, const char *data, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	size_t done = 0;
 	if (fd < 0)
 		return error("cannot create %s: %s", path, strerror(errno));
@@ -248,7 +248,17 @@ static int write_file(const char *path, const char *data, size_t len)
 static int write_file_atomic(const char *path, const char *data, size_t len)
 {
 	char *tmp = xasprintf("%s.astra-tmp.%ld", path, (long)getpid());
-	int ret = write_file(tmp, data, len);
+	int ret, fd;
+	/* A fresh file, never through a link planted under the temporary name. */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = error("cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		return ret;
+	}
+	close(fd);
+	ret = write_file(tmp, data, len);
 	if (!ret && rename(tmp, path) < 0)
 		ret = error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
 	if (ret)

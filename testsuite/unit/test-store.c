@@ -7,6 +7,7 @@
 #include "autoconfig.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -877,6 +878,24 @@ static void test_tmp_links(void)
 	free(mdir);
 }
 
+/* A counter at its maximum stays there (it overflowed: UBSan, cache/stats.c). */
+static void test_saturation(void)
+{
+	struct astra_storage *s = astra_storage_file_open(dir);
+	static const char text[] = "hits 9223372036854775807\nmisses 9223372036854775806\n";
+	long long v[ASTRA_STAT__COUNT];
+	astra_stats_flush(dir);
+	astra_storage_file_create(s);
+	CHECK_INT(s->ops->put(s, "stats", text, sizeof(text) - 1), 0);
+	astra_stats_inc(ASTRA_STAT_HITS);
+	astra_stats_add(ASTRA_STAT_MISSES, 5);
+	CHECK_INT(astra_stats_flush(dir), 0);
+	astra_stats_read(dir, v);
+	CHECK(v[ASTRA_STAT_HITS] == LLONG_MAX);
+	CHECK(v[ASTRA_STAT_MISSES] == LLONG_MAX);
+	s->ops->close(s);
+}
+
 int main(void)
 {
 	char cwd[200];
@@ -900,5 +919,6 @@ int main(void)
 	test_fifos();
 	test_owners();
 	test_tmp_links();
+	test_saturation();
 	return unit_done();
 }
