@@ -26,7 +26,7 @@
 struct stat_row {
 	int indent;
 	const char *label;
-	int stats[7]; /* summed; ends with -1 */
+	int stats[8]; /* summed; ends with -1 */
 };
 
 #define S(x) ASTRA_STAT_##x
@@ -53,9 +53,10 @@ static const struct stat_row stat_rows[] = {
 	{ 1, "rewritten TU failed", { S(FALLBACK_REWRITE), -1 } },
 	{ 1, "internal error", { S(FALLBACK_INTERNAL), -1 } },
 	{ 0, "cache problems", { S(CORRUPT_ENTRIES), S(UNKNOWN_FORMAT), S(CACHE_UNWRITABLE),
-				 S(CACHE_FULL), S(CACHE_IO_ERRORS), S(LOCK_TIMEOUTS), -1 } },
+				 S(CACHE_FULL), S(CACHE_IO_ERRORS), S(LOCK_TIMEOUTS), S(UNTRUSTED), -1 } },
 	{ 1, "corrupt entries", { S(CORRUPT_ENTRIES), -1 } },
 	{ 1, "unknown format entries", { S(UNKNOWN_FORMAT), -1 } },
+	{ 1, "untrusted files", { S(UNTRUSTED), -1 } },
 	{ 1, "unwritable", { S(CACHE_UNWRITABLE), -1 } },
 	{ 1, "disk full", { S(CACHE_FULL), -1 } },
 	{ 1, "I/O errors", { S(CACHE_IO_ERRORS), -1 } },

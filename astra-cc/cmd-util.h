@@ -27,7 +27,10 @@ int astra_cmd_check_args(int argc, char **argv, const char *const *flags, int ma
 void astra_cmd_format_size(struct astra_buf *b, long long n);
 void astra_cmd_format_age(struct astra_buf *b, long long seconds);
 void astra_cmd_format_time(struct astra_buf *b, long long t);
-/* One "label   value" line of a -s / --show-entry table, indented by indent levels. */
+/*
+ * One "label   value" line of a -s / --show-entry table, indented by indent
+ * levels; control characters in value are escaped (astra_buf_add_printable).
+ */
 void astra_cmd_print_row(int indent, const char *label, const char *value);
 /* Print j (indented) and a newline on stdout. */
 void astra_cmd_print_json(struct astra_json *j);

@@ -8,13 +8,16 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/buf.h"
 #include "lib/config.h"
 #include "lib/log.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 #include "lib/vec.h"
 
@@ -22,7 +25,7 @@
 #define ASTRA_SYSCONFDIR "/etc"
 #endif
 
-enum type { T_STR, T_BOOL, T_INT, T_SIZE, T_MODE, T_OPTIMIZER, T_TRACE };
+enum type { T_STR, T_BOOL, T_INT, T_SIZE, T_MODE, T_OPTIMIZER, T_TRACE, T_UMASK };
 
 static const struct item {
 	const char *name;
@@ -58,6 +61,9 @@ static const struct item {
 	[ASTRA_CFG_LLM_MAX_CALLS] = { "llm_max_calls", "ASTRA_CC_LLM_MAX_CALLS", T_INT, "24" },
 	[ASTRA_CFG_LLM_MAX_TOKENS] = { "llm_max_tokens", "ASTRA_CC_LLM_MAX_TOKENS", T_INT, "400000" },
 	[ASTRA_CFG_LLM_MAX_SECONDS] = { "llm_max_seconds", "ASTRA_CC_LLM_MAX_SECONDS", T_INT, "900" },
+	[ASTRA_CFG_TRUSTED_GROUP] = { "trusted_group", "ASTRA_CC_TRUSTED_GROUP", T_STR, "" },
+	[ASTRA_CFG_UMASK] = { "umask", "ASTRA_CC_UMASK", T_UMASK, "" },
+	[ASTRA_CFG_SANDBOX] = { "sandbox", "ASTRA_CC_SANDBOX", T_BOOL, "true" },
 };
 
 static struct value {
@@ -124,6 +130,10 @@ static int valid(enum type type, const char *v)
 	case T_MODE: return !strcmp(v, "use") || !strcmp(v, "optimize") || !strcmp(v, "off");
 	case T_OPTIMIZER: return !strcmp(v, "rules") || !strcmp(v, "llm") || !strcmp(v, "both");
 	case T_TRACE: return astra_trace_valid(v);
+	case T_UMASK: {
+		mode_t m;
+		return !*v || astra_trust_parse_umask(v, &m) == 0;
+	}
 	}
 	return 0;
 }
@@ -138,6 +148,7 @@ static const char *type_hint(enum type type)
 	case T_MODE: return " (use, optimize or off)";
 	case T_OPTIMIZER: return " (rules, llm or both)";
 	case T_TRACE: return " (driver, cache, extract, verify, loop, llm, exec or all, separated by commas)";
+	case T_UMASK: return " (an octal umask such as 002)";
 	case T_STR: break;
 	}
 	return "";
@@ -151,15 +162,56 @@ void astra_config_set(enum astra_cfg key, const char *value, const char *origin)
 	values[key].origin = xstrdup(origin);
 }
 
-static char *default_dir(void)
+/* The default cache directory; *shared_tmp is set when it is the per-user one in /tmp. */
+static char *default_dir(int *shared_tmp)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
+	*shared_tmp = 0;
 	if (xdg && *xdg)
 		return xasprintf("%s/astra-cc", xdg);
 	if (home && *home)
 		return xasprintf("%s/.cache/astra-cc", home);
-	return xstrdup("/tmp/astra-cc-cache");
+	/*
+	 * /tmp is everybody's: the name has the uid in it, and the directory
+	 * is used only when it is the user's own and private (claim_private).
+	 */
+	*shared_tmp = 1;
+	return xasprintf("/tmp/astra-cc-%u", (unsigned)geteuid());
+}
+
+/*
+ * Make dir (mode 0700) unless it exists, then check that it is a directory
+ * of the user's (no symbolic link) that nobody else can enter, making a
+ * directory of the user's private if an older astra-cc left it open.
+ * Anyone may create a name in /tmp first: 0, or -1 with the reason in why.
+ */
+static int claim_private(const char *dir, struct astra_buf *why)
+{
+	struct stat st;
+	int fd;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		astra_buf_addf(why, "cannot create it: %s", strerror(errno));
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		astra_buf_addf(why, "%s", errno == ELOOP || errno == ENOTDIR ? "it is not a directory (a symbolic link?)"
+									       : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		astra_buf_addf(why, "it belongs to uid %u, not to you", (unsigned)st.st_uid);
+		close(fd);
+		return -1;
+	}
+	if ((st.st_mode & 077) && fchmod(fd, 0700) < 0) {
+		astra_buf_addf(why, "others can enter it and it cannot be made private: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 static char *default_jobs(void)
@@ -177,18 +229,36 @@ static int find_key(const char *name)
 	return -1;
 }
 
-static void read_file(const char *path)
+/* How much a config file is trusted (see config.h). */
+enum source {
+	SRC_CHOSEN,  /* the system file, or one the environment names: read as it is */
+	SRC_CACHE,   /* the cache directory's: no symbolic link, and astra_trust_config() */
+};
+
+static void read_file(const char *path, enum source src, long long trusted_gid)
 {
-	struct astra_buf b = ASTRA_BUF_INIT;
+	struct astra_buf b = ASTRA_BUF_INIT, why = ASTRA_BUF_INIT;
+	struct stat st;
 	char *line, *next;
 	unsigned lineno = 0;
 
-	if (astra_buf_read_file(&b, path, 1 << 20) < 0) {
-		if (errno != ENOENT)
+	if (astra_buf_read_regular(&b, path, 1 << 20, src == SRC_CACHE, &st) < 0) {
+		if (errno == ELOOP && src == SRC_CACHE)
+			astra_vec_pushf(&problems, "%s: warning: not read: it is a symbolic link", path);
+		else if (errno == EINVAL)
+			astra_vec_pushf(&problems, "%s: warning: not read: it is not a regular file", path);
+		else if (errno != ENOENT && errno != ENOTDIR)
 			astra_vec_pushf(&problems, "%s: warning: cannot read: %s", path, strerror(errno));
 		astra_buf_release(&b);
 		return;
 	}
+	if (src == SRC_CACHE && !astra_trust_config(st.st_uid, st.st_gid, st.st_mode, trusted_gid, &why)) {
+		astra_vec_pushf(&problems, "%s: not read: %s (see \"Sharing a cache\" in doc/cache.md)", path, why.buf);
+		astra_buf_release(&why);
+		astra_buf_release(&b);
+		return;
+	}
+	astra_buf_release(&why);
 	for (line = b.buf; line && *line; line = next) {
 		char *eq, *k, *v, *e;
 		int key;
@@ -248,10 +318,24 @@ void astra_config_release(void)
 	astra_vec_clear(&problems);
 }
 
+/*
+ * The trusted group for judging the cache's config file: the environment's
+ * or the system file's setting, never the file's own.  -1: none.
+ */
+static long long early_trusted_gid(void)
+{
+	const char *env = getenv(items[ASTRA_CFG_TRUSTED_GROUP].env);
+	gid_t g;
+	if (env)
+		astra_config_set(ASTRA_CFG_TRUSTED_GROUP, env, "environment: ASTRA_CC_TRUSTED_GROUP");
+	return astra_trust_group(&g) == 1 ? (long long)g : -1;
+}
+
 void astra_config_load(void)
 {
-	int i;
+	int i, shared_tmp = 0, refused = 0;
 	const char *p, *envdir;
+	struct astra_buf why = ASTRA_BUF_INIT;
 
 	astra_config_release();
 	for (i = 0; i < ASTRA_CFG__COUNT; i++) {
@@ -259,23 +343,33 @@ void astra_config_load(void)
 		if (items[i].def)
 			def = xstrdup(items[i].def);
 		else if (i == ASTRA_CFG_DIR)
-			def = default_dir();
+			def = default_dir(&shared_tmp);
 		else if (i == ASTRA_CFG_JOBS)
 			def = default_jobs();
 		astra_config_set(i, def ? def : "", "default");
 		free(def);
 	}
 
-	read_file(ASTRA_SYSCONFDIR "/astra-cc.conf");
+	read_file(ASTRA_SYSCONFDIR "/astra-cc.conf", SRC_CHOSEN, -1);
 	/* The user file lives in the cache directory, which the environment
 	 * (but not the file itself) may move. */
 	p = getenv("ASTRA_CC_CONFIGPATH");
 	envdir = getenv("ASTRA_CC_DIR");
-	if (p && *p)
+	shared_tmp = shared_tmp && !(envdir && *envdir) && !strcmp(values[ASTRA_CFG_DIR].origin, "default");
+	if (shared_tmp && claim_private(values[ASTRA_CFG_DIR].value, &why) < 0) {
+		astra_vec_pushf(&problems, "%s: not used as the cache: %s; astra-cc is disabled (set ASTRA_CC_DIR)",
+				values[ASTRA_CFG_DIR].value, why.buf);
+		refused = 1;
+	}
+	astra_buf_release(&why);
+	if (p && *p) {
 		user_path = xstrdup(p);
-	else
+		read_file(user_path, SRC_CHOSEN, -1);
+	} else {
 		user_path = xasprintf("%s/astra-cc.conf", envdir && *envdir ? envdir : values[ASTRA_CFG_DIR].value);
-	read_file(user_path);
+		if (!refused)
+			read_file(user_path, SRC_CACHE, early_trusted_gid());
+	}
 
 	for (i = 0; i < ASTRA_CFG__COUNT; i++) {
 		const char *v = getenv(items[i].env);
@@ -291,6 +385,9 @@ void astra_config_load(void)
 		astra_config_set(i, v, origin);
 		free(origin);
 	}
+	/* After the environment: nothing may turn a refused directory back on. */
+	if (refused)
+		astra_config_set(ASTRA_CFG_DISABLE, "true", "default: the cache directory is not yours (see above)");
 }
 
 static void ensure_loaded(void)
@@ -365,6 +462,12 @@ void astra_config_show(FILE *out)
 		const char *v = values[i].value;
 		if (items[i].secret)
 			v = *v ? "(set, not shown)" : "";
+		/* A URL's query may hold a key (llm_url = ...?api-key=...): not shown either. */
+		if (i == ASTRA_CFG_LLM_URL && strchr(v, '?')) {
+			fprintf(out, "(%s) %s = %.*s?(query not shown)\n", values[i].origin, items[i].name,
+				(int)strcspn(v, "?"), v);
+			continue;
+		}
 		fprintf(out, "(%s) %s = %s\n", values[i].origin, items[i].name, v);
 	}
 	for (pr = astra_config_problems(); *pr; pr++)

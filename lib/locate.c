@@ -107,11 +107,20 @@ char *astra_locate_nvcc(int skip_configured, const char **why)
 
 	*why = NULL;
 	if (!skip_configured && *configured) {
+		static char msg[1024];
 		char *c = astra_which(configured);
 		if (usable(c))
 			return c;
 		free(c);
-		*why = "the nvcc setting (ASTRA_CC_NVCC) names no usable nvcc";
+		/*
+		 * No fallback to PATH: whoever set it meant that nvcc, and another
+		 * one may be another CUDA version, building other code without a
+		 * word (doc/astra-cc.1, the nvcc setting).
+		 */
+		snprintf(msg, sizeof(msg), "the nvcc setting (%s) names %s, which is not an executable nvcc; "
+			 "astra-cc does not look for another one (unset it to search CUDA_HOME and PATH)",
+			 astra_config_origin(ASTRA_CFG_NVCC), configured);
+		*why = msg;
 		return NULL;
 	}
 	if ((p = try_home("CUDA_HOME")) || (p = try_home("CUDA_PATH")))

@@ -161,7 +161,7 @@ int astra_run(char *const *argv, struct astra_run_opts *o)
 			_exit(127);
 		child_env(o);
 		if (o->child_setup)
-			o->child_setup();
+			o->child_setup(o->child_data);
 		astra_exec(argv);
 		_exit(127);
 	}

@@ -24,7 +24,13 @@ struct astra_run_opts {
 	size_t max_capture;       /* per stream; 0 = 64 MiB; the rest is drained, dropped */
 	double timeout;           /* seconds; 0 = none */
 	int foreground;           /* stay in our process group, so that ^C reaches the child too */
-	void (*child_setup)(void);/* run in the child before exec (async-signal-safe calls only), or NULL */
+	/*
+	 * Called in the child after fork (after cwd and the environment are
+	 * set), just before exec: the verifier's sandbox (verify/sandbox.h).
+	 * Only async-signal-safe calls there: no allocation, no stdio.
+	 */
+	void (*child_setup)(void *data);
+	void *child_data;
 	volatile pid_t *pid_out;  /* the child's pid while it runs (for a signal handler), else 0; or NULL */
 	/* Results. */
 	int timed_out;            /* the child was killed at the time limit */

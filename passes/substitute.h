@@ -112,4 +112,13 @@ void astra_subst_map_text(const char *text, size_t len, const struct astra_pathm
  */
 char *astra_subst_default_depfile(const struct astra_cmdline *cl);
 
+/*
+ * The workspace of a substituted compile: TMPDIR/astra-cc.XXXXXX (see
+ * lib/workspace.h), removed afterwards; those of killed compiles are swept
+ * once they are a day old, at most once an hour (the stamp is a file of
+ * the cache directory's) and by astra-cc --cleanup.
+ */
+#define ASTRA_SUBST_WORKSPACE "astra-cc."
+#define ASTRA_SUBST_SWEEP_STAMP "workspaces-swept"
+
 #endif

@@ -138,6 +138,18 @@ static void test_generate(void)
 	CHECK(strstr(out.buf, "::astra_inst_1::astra_cases(astra_p);") != NULL);
 	astra_buf_reset(&out);
 
+	/* A source path that would close the header comment and inject code (the audit's). */
+	h.src_path = "x*/ int astra_injected = system(\"id\"); /*\ny.cu";
+	CHECK_INT(astra_harness_generate(&h, &out, &why), 0);
+	/* The header comment ends where it should, not inside the path. */
+	CHECK(strstr(out.buf, "See doc/verify.md. */") != NULL &&
+	      strstr(out.buf, "*/") == strstr(out.buf, "See doc/verify.md. */") + strlen("See doc/verify.md. "));
+	CHECK(strstr(out.buf, "of x* / int astra_injected = system(\"id\"); /* y.cu.\n") != NULL);
+	/* ...and #line still names it exactly (escaped for a string literal). */
+	CHECK(strstr(out.buf, "#line 1 \"x*/ int astra_injected = system(\\\"id\\\"); /*\\ny.cu\"\n") != NULL);
+	h.src_path = "scale.cu";
+	astra_buf_reset(&out);
+
 	/* A pragma that cannot describe a test says why. */
 	free(f.k.pragma.buffers[1].name);
 	f.k.pragma.buffers[1].name = xstrdup("y");
