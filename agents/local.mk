@@ -5,7 +5,6 @@
 libastra_a_SOURCES += \
 	agents/optimizer.h agents/optimizers.c \
 	agents/opt-rules.c agents/opt-rules.h \
-	agents/http.c agents/http.h \
 	agents/provider.h agents/provider-openai.c \
 	agents/llm.c agents/llm.h \
 	agents/llm-answer.c agents/llm-answer.h \

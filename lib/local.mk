@@ -9,11 +9,13 @@ libastra_a_SOURCES += \
 	lib/buf.c lib/buf.h \
 	lib/config.c lib/config.h \
 	lib/hash.c lib/hash.h \
+	lib/http.c lib/http.h \
 	lib/json.c lib/json.h \
 	lib/locate.c lib/locate.h \
 	lib/log.c lib/log.h \
 	lib/nvccopts.c lib/nvccopts.h \
 	lib/run.c lib/run.h \
+	lib/sha256.c lib/sha256.h \
 	lib/toolmemo.c lib/toolmemo.h \
 	lib/util.c lib/util.h \
 	lib/vec.c lib/vec.h
