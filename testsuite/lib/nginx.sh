@@ -13,6 +13,7 @@
 #   /auth/   as /cache/, behind HTTP basic authentication:
 #            user "builder", password from DIR/password (NGINX_PASSWORD)
 #   /slow/   as /cache/, at 100 bytes per second
+#   /slowauth/  GET at 100 bytes per second, behind the authentication
 # Exits 77 (skip) with the reason when nginx or its dav module is missing.
 
 nginx_free_port() {
@@ -29,6 +30,7 @@ nginx_start() {
 	ln -sfn cache "$dir/root/ro"
 	ln -sfn cache "$dir/root/auth"
 	ln -sfn cache "$dir/root/slow"
+	ln -sfn cache "$dir/root/slowauth"
 	NGINX_PASSWORD=${NGINX_PASSWORD:-pw-$RANDOM$RANDOM-not-to-be-seen}
 	printf 'builder:{PLAIN}%s\n' "$NGINX_PASSWORD" > "$dir/htpasswd"
 	NGINX_PORT=$(nginx_free_port)
@@ -74,6 +76,11 @@ http {
 			limit_rate 100;
 			dav_methods PUT DELETE MKCOL;
 			create_full_put_path on;
+		}
+		location /slowauth/ {
+			limit_rate 100;
+			auth_basic "astra-cc cache";
+			auth_basic_user_file $dir/htpasswd;
 		}
 	}
 }
