@@ -12,6 +12,8 @@ libastra_a_SOURCES += \
 	agents/opt-llm.c agents/opt-llm.h \
 	agents/loop.c agents/loop.h \
 	agents/policy.c agents/policy.h \
+	agents/gpus.c agents/gpus.h \
+	agents/plan.c agents/plan.h \
 	agents/warmup.c agents/warmup.h
 
 EXTRA_DIST += doc/llm.md

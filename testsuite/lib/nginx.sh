@@ -104,7 +104,8 @@ EOC
 
 nginx_stop() {
 	[ -n "${NGINX_PID:-}" ] || return 0
-	kill "$NGINX_PID" 2>/dev/null
-	wait "$NGINX_PID" 2>/dev/null
+	kill "$NGINX_PID" 2>/dev/null || true
+	wait "$NGINX_PID" 2>/dev/null || true
 	NGINX_PID=
+	return 0
 }
