@@ -52,7 +52,7 @@ int astra_gpus_select(const struct astra_gpu *all, size_t n, const char *list, s
 			if (!strcmp(out[k].uuid, all[found].uuid) && out[k].index == all[found].index)
 				break;
 		if (k < nout) {
-			*why = xasprintf("--gpus: GPU %s is named twice", item);
+			*why = xasprintf("--gpus: %s names a GPU already in the list", item);
 			break;
 		}
 		out[nout++] = all[found];

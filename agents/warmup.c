@@ -680,8 +680,8 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 			o.cc);
 	else if (o.gpu.present && o.nr_gpus > 1) {
 		char *which = astra_gpus_describe(o.gpus, o.nr_gpus);
-		fprintf(stderr, "astra-cc warmup: %zu translation unit%s on %zu GPUs: %s (sm_%d), up to %d at a time\n",
-			nr, nr == 1 ? "" : "s", o.nr_gpus, which, o.gpu.cc, o.jobs);
+		fprintf(stderr, "astra-cc warmup: %zu translation unit%s on %zu GPUs (sm_%d): %s; up to %d at a time\n",
+			nr, nr == 1 ? "" : "s", o.nr_gpus, o.gpu.cc, which, o.jobs);
 		free(which);
 	} else if (o.gpu.present)
 		fprintf(stderr, "astra-cc warmup: %zu translation unit%s on %s (sm_%d), up to %d at a time\n", nr,
