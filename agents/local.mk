@@ -16,4 +16,4 @@ libastra_a_SOURCES += \
 	agents/plan.c agents/plan.h \
 	agents/warmup.c agents/warmup.h
 
-EXTRA_DIST += doc/llm.md
+EXTRA_DIST += doc/llm.md doc/cluster.md
