@@ -699,8 +699,11 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		die_errno("mkdtemp");
 	pids = xcalloc(nr ? nr : 1, sizeof(pid_t));
 	slot = xcalloc(nr ? nr : 1, sizeof(*slot));
-	if (o.nr_gpus && !o.no_run)
+	if (o.nr_gpus && !o.no_run) {
 		busy = xcalloc(o.nr_gpus, sizeof(*busy));
+		/* The GPUs' lock files live there: a fresh cache must take turns too. */
+		(void)mkdir(astra_config_str(ASTRA_CFG_DIR), 0777);
+	}
 
 	while (next < nr || running) {
 		while (next < nr && running < o.jobs) {

@@ -7,6 +7,10 @@
 #                       access log: "METHOD URI STATUS" lines)
 #   nginx_stop          stop it (by its pid)
 #
+# With NGINX_TLS=1, nginx also listens with TLS on NGINX_TLS_PORT
+# (NGINX_TLS_URL=https://127.0.0.1:PORT) with a self-signed certificate
+# that no CA store trusts (skip when openssl is missing).
+#
 # Locations (all over DIR/root):
 #   /cache/  GET HEAD PUT DELETE MKCOL, create_full_put_path
 #   /ro/     the same files, GET and HEAD only (a PUT gets 403)
@@ -34,8 +38,17 @@ nginx_start() {
 	NGINX_PASSWORD=${NGINX_PASSWORD:-pw-$RANDOM$RANDOM-not-to-be-seen}
 	printf 'builder:{PLAIN}%s\n' "$NGINX_PASSWORD" > "$dir/htpasswd"
 	NGINX_PORT=$(nginx_free_port)
-	local user=""
+	local user="" tls=""
 	[ "$(id -u)" = 0 ] && user="user root root;"
+	NGINX_TLS_URL=
+	if [ "${NGINX_TLS:-0}" = 1 ]; then
+		command -v openssl >/dev/null 2>&1 || { echo "skipped: no openssl to make a certificate" >&2; exit 77; }
+		openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+			-keyout "$dir/tls.key" -out "$dir/tls.crt" > "$dir/logs/openssl.out" 2>&1 ||
+			{ cat "$dir/logs/openssl.out" >&2; echo "skipped: openssl could not make a certificate" >&2; exit 77; }
+		NGINX_TLS_PORT=$(nginx_free_port)
+		tls="listen 127.0.0.1:$NGINX_TLS_PORT ssl; ssl_certificate $dir/tls.crt; ssl_certificate_key $dir/tls.key;"
+	fi
 	cat > "$dir/nginx.conf" <<EOC
 $user
 daemon off;
@@ -55,6 +68,7 @@ http {
 	client_max_body_size 64m;
 	server {
 		listen 127.0.0.1:$NGINX_PORT;
+		$tls
 		root $dir/root;
 		access_log $dir/logs/requests.log short;
 		disable_symlinks off;
@@ -91,7 +105,8 @@ EOC
 		if (exec 3<>"/dev/tcp/127.0.0.1/$NGINX_PORT") 2>/dev/null; then
 			NGINX_URL=http://127.0.0.1:$NGINX_PORT
 			NGINX_LOG=$dir/logs/requests.log
-			export NGINX_PID NGINX_PORT NGINX_URL NGINX_LOG NGINX_PASSWORD
+			[ -n "$tls" ] && NGINX_TLS_URL=https://127.0.0.1:$NGINX_TLS_PORT
+			export NGINX_PID NGINX_PORT NGINX_URL NGINX_LOG NGINX_PASSWORD NGINX_TLS_URL
 			return 0
 		fi
 		kill -0 "$NGINX_PID" 2>/dev/null || break
