@@ -129,7 +129,9 @@ static void test_signatures(void)
 	CHECK_INT(rejected, sig.len * 8);
 	free(copy);
 
-	CHECK_STR(astra_sign_name(name), "0123456789abcdef0123456789abcdef-90.sig");
+	copy = astra_sign_name(name);
+	CHECK_STR(copy, "0123456789abcdef0123456789abcdef-90.sig");
+	free(copy);
 	astra_buf_release(&key);
 	astra_buf_release(&other);
 	astra_buf_release(&sig);
