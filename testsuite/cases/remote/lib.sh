@@ -16,7 +16,18 @@ T="$builddir/testsuite/helpers/cache-tool"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 key() { printf '%032x' "$1"; }
 obj() { local k=$1; printf '%s/srv/root/cache/%s/%s/%s-%s.%s' "$PWD" "${k:0:2}" "${k:2:2}" "$k" "$2" "$3"; }
-requests() { grep -c -E "$1" "$NGINX_LOG" 2>/dev/null || true; }
+# nginx logs a request after it has sent the response: let the log settle
+# (no growth for 0.2 s, at most 3 s) before counting.
+requests() {
+	local i a b
+	for i in $(seq 1 15); do
+		a=$(cat "$NGINX_LOG" 2>/dev/null | wc -c)
+		sleep 0.2
+		b=$(cat "$NGINX_LOG" 2>/dev/null | wc -c)
+		[ "$a" = "$b" ] && break
+	done
+	grep -c -E "$1" "$NGINX_LOG" 2>/dev/null || true
+}
 stat() {
 	"$ASTRA_CC" -s --json | sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([0-9.]*\),\{0,1\}$/\1/p"
 }
