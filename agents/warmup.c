@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "agents/evidence.h"
+#include "agents/gpus.h"
 #include "agents/loop.h"
 #include "agents/progress.h"
 #include "agents/warmup.h"
@@ -35,6 +36,7 @@
 #include "cache/lock.h"
 #include "cache/queue.h"
 #include "cache/stats.h"
+#include "cache/storage.h"
 #include "cache/store.h"
 #include "front/extract.h"
 #include "rules/explain.h"
@@ -54,9 +56,16 @@ struct opts {
 	int max_rounds;
 	const char *json_out;
 	const char *nvcc;
-	struct astra_gpu gpu;
+	struct astra_gpu gpu;     /* the worker's GPU (the first one in the parent) */
+	struct astra_gpu *gpus;   /* the GPUs of this warmup, one worker each at least */
+	size_t nr_gpus;
+	int cc;                   /* the keys' architecture: the GPU's, --arch's or 90 */
+	int plan;
 	char *gpu_lock;
 };
+
+/* In a worker: the nvidia-smi index of its GPU, put in every row; -1 without. */
+static int worker_gpu = -1;
 
 static void job_release(struct job *j)
 {
@@ -181,6 +190,8 @@ static struct astra_json *new_row(const struct job *j, const struct astra_kernel
 		astra_json_set_str(row, "types", kernel_types(k, &types));
 	}
 	astra_json_set_str(row, "status", status);
+	if (worker_gpu >= 0)
+		astra_json_set_num(row, "gpu", worker_gpu);
 	astra_buf_release(&types);
 	return row;
 }
@@ -312,7 +323,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		free(s);
 	}
 	astra_key_nvcc_version(o->nvcc, astra_config_str(ASTRA_CFG_DIR), &version);
-	arch = o->gpu.present ? xasprintf("sm_%d", o->gpu.cc) : xstrdup("sm_90");
+	arch = xasprintf("sm_%d", o->cc);
 	cache = astra_cache_open(NULL);
 
 	for (i = 0; i < tu.nr_kernels; i++) {
@@ -344,6 +355,28 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		lo.max_rounds = o->max_rounds;
 		lo.progress = astra_progress_loop;
 		lo.progress_data = o->prog;
+
+		if (o->plan) {
+			/* A work item for the cluster, unless the (shared) cache has it. */
+			struct astra_json *argv;
+			size_t a;
+			astra_entry_init(&e);
+			if (astra_cache_lookup(cache, key.hex, o->cc, &e) == 1) {
+				row = new_row(j, k, "cached");
+				fill_from_entry(row, &e);
+				astra_entry_release(&e);
+			} else {
+				row = new_row(j, k, "planned");
+			}
+			astra_json_set_str(row, "key", key.hex);
+			astra_json_set_num(row, "cc", o->cc);
+			astra_json_set_str(row, "cwd", j->cwd);
+			argv = astra_json_set_array(row, "argv");
+			for (a = 0; a < j->argv.nr; a++)
+				astra_json_push_str(argv, j->argv.v[a]);
+			emit_row(out, row);
+			continue;
+		}
 
 		if (!o->gpu.present || o->no_run) {
 			printf("%s %s (%s:%u): rules that apply:\n", prefix, k->name, k->file, k->line);
@@ -467,10 +500,96 @@ static void print_table(struct astra_json **rows, size_t n, const struct opts *o
 	}
 	if (wait >= 1)
 		printf("\nThe times include %.0f s in all spent waiting for the GPU while other kernels ran on it.\n", wait);
-	if (!o->gpu.present)
+	if (!o->gpu.present && !o->plan)
 		printf("\nNo GPU here: the kernels were found, the rules' candidates were generated and compiled,\n"
 		       "but nothing was verified or timed, and nothing was stored.  Run the same command on a\n"
 		       "machine with a GPU to optimize.\n");
+}
+
+void astra_warmup_print_table(struct astra_json **rows, size_t n, int gpu_present)
+{
+	struct opts o;
+	memset(&o, 0, sizeof(o));
+	o.gpu.present = gpu_present;
+	print_table(rows, n, &o);
+}
+
+/* Jobs for explicit items (the queue's, a plan's): each names its kernel. */
+static void add_items(const struct astra_warmup_item *items, size_t n, const char *nvcc, struct job **jobs,
+		      size_t *nr, size_t *alloc)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		struct job j = { 0 };
+		astra_vec_init(&j.argv);
+		astra_vec_pushv(&j.argv, items[i].argv.v, items[i].argv.nr);
+		if (j.argv.nr)
+			astra_vec_set(&j.argv, 0, nvcc);
+		j.cwd = xstrdup(items[i].cwd);
+		j.file = xstrdup(items[i].source);
+		j.only_kernel = xstrdup(items[i].kernel);
+		ALLOC_GROW(*jobs, *nr + 1, *alloc);
+		(*jobs)[(*nr)++] = j;
+	}
+}
+
+/*
+ * The GPUs of this warmup (all, or --gpus), and the keys' architecture.
+ * Returns 0, or -1 after saying why (a --gpus that names no GPU here, an
+ * --arch that is not this GPU's).
+ */
+static int choose_gpus(const struct astra_warmup_request *rq, struct opts *o)
+{
+	struct astra_gpu *all = NULL;
+	size_t nall = 0;
+	char why[256] = "";
+	char *err = NULL;
+	int r;
+
+	memset(&o->gpu, 0, sizeof(o->gpu));
+	o->gpu.index = -1;
+	if (rq->plan) {
+		/* Planning needs no GPU: only the architecture the keys are for. */
+		if (!rq->cc)
+			astra_gpu_probe(o->nvcc, &o->gpu);
+		o->cc = rq->cc ? rq->cc : o->gpu.present ? o->gpu.cc : 90;
+		memset(&o->gpu, 0, sizeof(o->gpu));
+		o->gpu.index = -1;
+		return 0;
+	}
+	astra_gpu_list(o->nvcc, &all, &nall, why, sizeof(why));
+	if (!nall) {
+		astra_gpu_probe(o->nvcc, &o->gpu);
+		if (rq->gpus && strcmp(rq->gpus, "all")) {
+			fprintf(stderr, "%s: --gpus %s: %s\n", astra_progname, rq->gpus, o->gpu.why);
+			return -1;
+		}
+		o->cc = rq->cc ? rq->cc : 90;
+		return 0;
+	}
+	o->gpus = xcalloc(nall, sizeof(*o->gpus));
+	r = astra_gpus_select(all, nall, rq->gpus, o->gpus, &err);
+	free(all);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", astra_progname, err);
+		free(err);
+		return -1;
+	}
+	o->nr_gpus = (size_t)r;
+	o->gpu = o->gpus[0];
+	o->cc = o->gpu.cc;
+	if (rq->cc && rq->cc != o->cc) {
+		fprintf(stderr, "%s: the kernels are to be optimized for sm_%d, but %s is sm_%d\n", astra_progname,
+			rq->cc, o->gpu.name, o->cc);
+		return -1;
+	}
+	for (r = 1; r < (int)o->nr_gpus; r++)
+		if (o->gpus[r].cc != o->cc) {
+			fprintf(stderr, "%s: the GPUs are of different architectures (sm_%d, sm_%d): choose one kind "
+				"with --gpus\n", astra_progname, o->cc, o->gpus[r].cc);
+			return -1;
+		}
+	return 0;
 }
 
 int astra_warmup_run(const struct astra_warmup_request *rq)
@@ -486,9 +605,12 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 	int running = 0, failed = 0;
 	size_t next = 0;
 	pid_t *pids;
+	int *busy = NULL;
+	size_t *slot;
 
-	o.jobs = rq->jobs < 1 ? 1 : rq->jobs;
+	o.jobs = rq->jobs;
 	o.no_run = rq->no_run;
+	o.plan = rq->plan;
 	o.progress = rq->progress;
 	o.max_rounds = rq->max_rounds;
 	o.json_out = rq->json_out;
@@ -510,23 +632,14 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 	}
 	if (db && load_compile_commands(db, nvcc, &jobs, &nr, &alloc) < 0)
 		return 1;
-	if (!files->nr && !db) {
+	if (rq->items)
+		add_items(rq->items, rq->nr_items, nvcc, &jobs, &nr, &alloc);
+	else if (!files->nr && !db) {
 		struct astra_cache *c = astra_cache_open(NULL);
 		struct astra_warmup_item *items = NULL;
 		size_t n = 0;
 		if (astra_cache_queue_list(c, &items, &n) == 0) {
-			for (i = 0; i < n; i++) {
-				struct job j = { 0 };
-				astra_vec_init(&j.argv);
-				astra_vec_pushv(&j.argv, items[i].argv.v, items[i].argv.nr);
-				if (j.argv.nr)
-					astra_vec_set(&j.argv, 0, nvcc);
-				j.cwd = xstrdup(items[i].cwd);
-				j.file = xstrdup(items[i].source);
-				j.only_kernel = xstrdup(items[i].kernel);
-				ALLOC_GROW(jobs, nr + 1, alloc);
-				jobs[nr++] = j;
-			}
+			add_items(items, n, nvcc, &jobs, &nr, &alloc);
 			astra_warmup_items_free(items, n);
 		}
 		astra_cache_close(c);
@@ -536,8 +649,29 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		}
 	}
 
-	astra_gpu_probe(o.nvcc, &o.gpu);
-	if (o.gpu.present)
+	if (choose_gpus(rq, &o) < 0) {
+		for (i = 0; i < nr; i++)
+			job_release(&jobs[i]);
+		free(jobs);
+		free(o.gpus);
+		return 2;
+	}
+	if (o.jobs < 1) {
+		/* The CPUs, at most 4, and at least one worker per GPU. */
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		o.jobs = ncpu > 4 ? 4 : ncpu > 0 ? (int)ncpu : 1;
+		if (o.jobs < (int)o.nr_gpus)
+			o.jobs = (int)o.nr_gpus;
+	}
+	if (o.plan)
+		fprintf(stderr, "astra-cc warmup: planning %zu translation unit%s for sm_%d\n", nr, nr == 1 ? "" : "s",
+			o.cc);
+	else if (o.gpu.present && o.nr_gpus > 1) {
+		char *which = astra_gpus_describe(o.gpus, o.nr_gpus);
+		fprintf(stderr, "astra-cc warmup: %zu translation unit%s on %zu GPUs (sm_%d): %s; up to %d at a time\n",
+			nr, nr == 1 ? "" : "s", o.nr_gpus, o.gpu.cc, which, o.jobs);
+		free(which);
+	} else if (o.gpu.present)
 		fprintf(stderr, "astra-cc warmup: %zu translation unit%s on %s (sm_%d), up to %d at a time\n", nr,
 			nr == 1 ? "" : "s", o.gpu.name, o.gpu.cc, o.jobs);
 	else
@@ -553,12 +687,25 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		die_errno("mkdtemp");
 	pids = xcalloc(nr ? nr : 1, sizeof(pid_t));
 	o.prog = astra_progress_start(astra_progress_choose(o.progress), nr);
+	slot = xcalloc(nr ? nr : 1, sizeof(*slot));
+	if (o.nr_gpus && !o.no_run) {
+		busy = xcalloc(o.nr_gpus, sizeof(*busy));
+		/* The GPUs' lock files live there: a fresh cache must take turns too. */
+		struct astra_storage *st = astra_storage_file_open(astra_config_str(ASTRA_CFG_DIR));
+		(void)astra_storage_file_create(st);
+		st->ops->close(st);
+	}
 
 	while (next < nr || running) {
 		while (next < nr && running < o.jobs) {
 			char *path = xasprintf("%s/%zu.jsonl", tmpdir, next);
 			char *prefix = xasprintf("[%zu/%zu]", next + 1, nr);
 			pid_t pid;
+			/* One GPU for the worker's life: the least busy. */
+			if (busy) {
+				slot[next] = astra_gpus_pick(busy, o.nr_gpus);
+				busy[slot[next]]++;
+			}
 			fflush(stdout);
 			fflush(stderr);
 			pid = fork();
@@ -568,6 +715,11 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 				out = fopen(path, "w");
 				if (!out)
 					_exit(3);
+				if (busy) {
+					o.gpu = o.gpus[slot[next]];
+					worker_gpu = o.gpu.index;
+					astra_gpus_enter(&o.gpu, astra_config_str(ASTRA_CFG_DIR));
+				}
 				run_job(&jobs[next], &o, out, prefix);
 				fclose(out);
 				fflush(stdout);
@@ -588,6 +740,11 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 				running--;
 				if (!WIFEXITED(st) || WEXITSTATUS(st))
 					failed++;
+				for (i = 0; busy && i < next; i++)
+					if (pids[i] == w) {
+						busy[slot[i]]--;
+						break;
+					}
 			}
 		}
 	}
@@ -615,6 +772,8 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		astra_buf_release(&b);
 	}
 	rmdir(tmpdir);
+	if (o.plan && rq->plan_rows && rq->plan_rows(rows, nrows, rq->plan_data) < 0)
+		failed++;
 	astra_progress_end(o.prog);
 	print_table(rows, nrows, &o);
 
@@ -627,6 +786,17 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		astra_json_set_str(doc, "device", o.gpu.present ? o.gpu.name : "none");
 		astra_json_set_num(doc, "cc", o.gpu.cc);
 		astra_json_set_str(doc, "driver", o.gpu.driver);
+		if (o.nr_gpus && !o.no_run) {
+			struct astra_json *g = astra_json_set_array(doc, "gpus");
+			for (i = 0; i < o.nr_gpus; i++) {
+				struct astra_json *x = astra_json_new_object();
+				astra_json_set_num(x, "index", o.gpus[i].index);
+				astra_json_set_str(x, "uuid", o.gpus[i].uuid);
+				astra_json_set_str(x, "name", o.gpus[i].name);
+				astra_json_push(g, x);
+			}
+			astra_json_set_num(doc, "jobs", o.jobs);
+		}
 		astra_key_nvcc_version(nvcc, astra_config_str(ASTRA_CFG_DIR), &version);
 		{
 			/* "Cuda compilation tools, release 13.0, V13.0.88" -> "13.0.88" */
@@ -660,6 +830,9 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		job_release(&jobs[i]);
 	free(jobs);
 	free(pids);
+	free(slot);
+	free(busy);
+	free(o.gpus);
 	free(tmpdir);
 	free(o.gpu_lock);
 	return failed ? 1 : 0;

@@ -15,6 +15,7 @@ static const char *const suffixes[] = {
 	[ASTRA_OBJ_TRANSCRIPT] = "transcript",
 	[ASTRA_OBJ_QUEUE] = "queue",
 	[ASTRA_OBJ_DEVICE] = "device",
+	[ASTRA_OBJ_SIG] = "sig",
 };
 
 char *astra_cache_object_name(const char *key, int cc, enum astra_object_kind kind)

@@ -14,6 +14,8 @@ check_PROGRAMS += \
 	testsuite/unit/test-gate \
 	testsuite/unit/test-manifest \
 	testsuite/unit/test-store \
+	testsuite/unit/test-sign \
+	testsuite/unit/test-gpus \
 	testsuite/helpers/cache-tool \
 	testsuite/unit/test-rewrite \
 	testsuite/unit/test-substitute \
@@ -58,6 +60,10 @@ testsuite_unit_test_manifest_SOURCES = testsuite/unit/test-manifest.c testsuite/
 testsuite_unit_test_manifest_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_store_SOURCES = testsuite/unit/test-store.c testsuite/unit/unit.h
 testsuite_unit_test_store_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_sign_SOURCES = testsuite/unit/test-sign.c testsuite/unit/unit.h
+testsuite_unit_test_sign_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_gpus_SOURCES = testsuite/unit/test-gpus.c testsuite/unit/unit.h
+testsuite_unit_test_gpus_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_rewrite_SOURCES = testsuite/unit/test-rewrite.c testsuite/unit/unit.h
 testsuite_unit_test_rewrite_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_substitute_SOURCES = testsuite/unit/test-substitute.c testsuite/unit/unit.h

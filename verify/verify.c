@@ -959,10 +959,13 @@ static size_t nr_pending(const struct vctx *c)
  * Concurrent verifications (astra-cc --warmup -j N, parallel builds in
  * `optimize` mode, several --verify) share one GPU: a test program's
  * timings must not share it.  Every run on the GPU holds a lock:
- * ASTRA_CC_GPU_LOCK when set, else gpu.lock in the cache directory, so
- * that every astra-cc using that cache takes turns; compiles proceed in
- * parallel.  The kernel releases an flock when its holder dies.  A lock
- * that cannot be opened (no cache directory) is skipped.
+ * ASTRA_CC_GPU_LOCK when set (warmup sets it for each worker's GPU), else
+ * the GPU's own lock in the cache directory (gpu-<UUID>.lock, or gpu.lock
+ * when the UUID is unknown: verify/gpu.h), so that every astra-cc using
+ * that cache takes turns on that GPU, and runs on other GPUs go on;
+ * compiles proceed in parallel.  The kernel releases an flock when its
+ * holder dies.  A lock that cannot be opened (no cache directory) is
+ * skipped.
  */
 /* The cache directory: the caller's, else the `dir` setting. */
 static const char *cache_dir(const struct vctx *c)
@@ -998,13 +1001,19 @@ static void gpu_lock(const struct vctx *c, struct astra_file_lock *lk)
 	} else {
 		const char *dir = cache_dir(c);
 		struct astra_storage *s;
+		struct astra_gpu g;
+		char *name;
 		if (!dir || !*dir)
 			return;
+		/* gpu-<UUID>.lock: one lock per GPU (verify/gpu.h), so that workers on different GPUs run at once. */
+		astra_gpu_probe(c->o->nvcc, &g);
+		name = astra_gpu_lock_name(&g);
 		s = astra_storage_file_open(dir);
 		/* A fresh cache: the first runs must take turns too. */
-		if (astra_storage_file_create(s) < 0 || astra_storage_file_lock(s, "gpu.lock", -1, lk) != 1)
+		if (astra_storage_file_create(s) < 0 || astra_storage_file_lock(s, name, -1, lk) != 1)
 			lk->fd = -1;
 		s->ops->close(s);
+		free(name);
 	}
 }
 
@@ -1549,6 +1558,7 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 		 const struct astra_verify_opts *opts, struct astra_verify_result *res)
 {
 	struct vctx c;
+	const char *opts_program = opts->program;
 	size_t i;
 	int rc = 0;
 
@@ -1586,12 +1596,14 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 		goto out;
 	}
 	setup_candidates(&c, cands, names);
-	if (opts->program) {
+	if (!opts->program && !opts->no_run && astra_getenv("ASTRA_CC_TEST_PROGRAM"))
+		opts_program = astra_getenv("ASTRA_CC_TEST_PROGRAM");
+	if (opts_program) {
 		/* A test of astra-cc: the program is given, version i+1 is candidate i. */
 		/* Absolute: the program runs in the sandbox's own directory. */
-		c.prog = realpath(opts->program, NULL);
+		c.prog = realpath(opts_program, NULL);
 		if (!c.prog)
-			c.prog = xstrdup(opts->program);
+			c.prog = xstrdup(opts_program);
 		c.map = xcalloc(n + 1, sizeof(*c.map));
 		c.nmap = n;
 		for (i = 0; i < n; i++) {

@@ -120,6 +120,9 @@ struct astra_verify_opts {
 	/*
 	 * Testing astra-cc itself: judge with this already built test program
 	 * (version i+1 is candidate i) instead of generating and compiling one.
+	 * The test suite sets ASTRA_CC_TEST_PROGRAM to do the same in every
+	 * verification of a process tree (warmup's workers: which GPU runs
+	 * what, without a GPU or a compile).
 	 */
 	const char *program;
 };
