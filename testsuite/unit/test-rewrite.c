@@ -157,7 +157,7 @@ static void test_in_place(void)
 	struct astra_tu tu;
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90, 1, 0 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0, NULL, 0, NULL };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 	char file[64];
@@ -204,7 +204,7 @@ static void test_geometry(void)
 	struct astra_tu tu;
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90_100, 2, 0 };
+	struct astra_subst s = { &k, &v, cc90_100, 2, 0, NULL, 0, NULL };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 	char file[64];
@@ -310,7 +310,7 @@ static void test_template_and_order(void)
 	struct astra_tu tu;
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90, 1, 0 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0, NULL, 0, NULL };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 
@@ -369,7 +369,7 @@ static void test_nested_and_qualified(void)
 	struct astra_tu tu;
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90, 1, 0 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0, NULL, 0, NULL };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 
@@ -414,7 +414,7 @@ static void test_columns_and_midline(void)
 	static const char *names[] = { "a" };
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90, 1, 0 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0, NULL, 0, NULL };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 	char file[64];
@@ -447,7 +447,7 @@ static void test_failures(void)
 	static const char *types[] = { "int" };
 	static const char *names[] = { "a" };
 	static const char src[] = "__global__ void k(int a) { }\n";
-	struct astra_subst s = { &k, &v, cc90, 1, 0 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0, NULL, 0, NULL };
 
 	/* Overlapping edits, and edits past the end. */
 	astra_edits_add(&e, 0, 4, xstrdup("a"), 0);
