@@ -125,7 +125,7 @@ static void test_old_entries(void)
 		struct astra_buf b = ASTRA_BUF_INIT, again = ASTRA_BUF_INIT;
 		struct astra_entry d;
 		const char *why = "";
-		char *path = xasprintf("%s/testsuite/cases/cache/0023-format1-entries/%s", src, old[i].file);
+		char *path = xasprintf("%s/testsuite/cases/cache/0023-entry-formats/%s", src, old[i].file);
 		CHECK_INT(astra_buf_read_file(&b, path, 0), 0);
 		CHECK(astra_starts_with(b.buf ? b.buf : "", "astra-cc entry 1 "));
 		CHECK_INT(astra_entry_decode(b.buf, b.len, old[i].key, 90, &d, NULL, &why), ASTRA_DECODE_OK);
