@@ -60,6 +60,13 @@ void astra_loop_result_release(struct astra_loop_result *r)
 	free(r->choice);
 	free(r->evidence_cand);
 	astra_vec_clear(&r->params);
+	for (i = 0; i < r->nr_contenders; i++) {
+		free(r->contenders[i].origin);
+		free(r->contenders[i].text);
+		free(r->contenders[i].us);
+	}
+	free(r->contenders);
+	free(r->contender_baseline_us);
 	if (r->have_evidence)
 		astra_verify_result_release(&r->evidence);
 	astra_vec_clear(&r->log);
@@ -247,6 +254,28 @@ static void dispatch_params(const struct astra_verify_result *v, struct astra_ve
 	for (c = 0; c < v->nr_cases; c++)
 		for (i = 0; i < n; i++)
 			astra_verify_dim(v, c, names->v[i], &(*values)[c * n + i]);
+}
+
+/* The pool, for reports (astra_loop_result.contenders). */
+static void report_contenders(const struct pool *p, struct astra_loop_result *res)
+{
+	size_t i, c;
+	if (!p->nr)
+		return;
+	res->nr_contender_cases = p->nr_cases;
+	res->contender_baseline_us = xcalloc(p->nr_cases, sizeof(double));
+	for (c = 0; c < p->nr_cases; c++)
+		res->contender_baseline_us[c] = p->ref[c].median;
+	res->contenders = xcalloc(p->nr, sizeof(*res->contenders));
+	for (i = 0; i < p->nr; i++) {
+		struct astra_loop_contender *k = &res->contenders[res->nr_contenders++];
+		k->origin = xstrdup(p->c[i].v.origin ? p->c[i].v.origin : "?");
+		k->text = xstrdup(p->c[i].v.text ? p->c[i].v.text : "");
+		k->round = p->c[i].round;
+		k->us = xcalloc(p->nr_cases, sizeof(double));
+		for (c = 0; c < p->nr_cases; c++)
+			k->us[c] = p->c[i].t[c].median;
+	}
 }
 
 /* "original" or the contender's origin, for the log. */
@@ -773,6 +802,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 out:
 	res->seconds = astra_now() - t0;
 	astra_variant_release(&best);
+	report_contenders(&pool, res);
 	pool_release(&pool);
 	release_history(hist, nr_hist);
 	for (i = 0; i < nr_ops; i++) {

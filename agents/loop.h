@@ -84,6 +84,18 @@ struct astra_loop_result {
 	size_t *choice;
 	size_t *evidence_cand;           /* per variant: its index in evidence.cands */
 	struct astra_vec params;
+	/*
+	 * Every candidate the verifier accepted in the rounds (the contenders
+	 * of the choice), with its median per case of the rounds, scaled to
+	 * the first round's baseline (baseline_us).  For reports.
+	 */
+	struct astra_loop_contender {
+		char *origin, *text;
+		int round;
+		double *us;                  /* nr_cases */
+	} *contenders;
+	size_t nr_contenders, nr_contender_cases;
+	double *contender_baseline_us;   /* nr_contender_cases */
 	/* Evidence of the confirming run (or the last round), for the cache. */
 	struct astra_verify_result evidence;
 	int have_evidence;

@@ -279,6 +279,24 @@ static void fill_from_loop(struct astra_json *row, const struct astra_loop_resul
 				astra_json_push_str(ps, r->params.v[i]);
 		}
 	}
+	if (r->nr_contenders) {
+		/* Every candidate that passed, with its times per shape (scaled to the first round's baseline). */
+		struct astra_json *cs = astra_json_set_array(row, "contenders"), *b;
+		size_t j;
+		b = astra_json_set_array(row, "contender_baseline_us");
+		for (j = 0; j < r->nr_contender_cases; j++)
+			astra_json_push_num(b, r->contender_baseline_us[j]);
+		for (i = 0; i < r->nr_contenders; i++) {
+			struct astra_json *c = astra_json_new_object(), *us;
+			astra_json_set_str(c, "origin", r->contenders[i].origin);
+			astra_json_set_num(c, "round", r->contenders[i].round);
+			us = astra_json_set_array(c, "us");
+			for (j = 0; j < r->nr_contender_cases; j++)
+				astra_json_push_num(us, r->contenders[i].us[j]);
+			astra_json_set_str(c, "text", r->contenders[i].text);
+			astra_json_push(cs, c);
+		}
+	}
 	if (r->have_evidence && r->evidence.nr_cases) {
 		const struct astra_verify_result *v = &r->evidence;
 		struct astra_json *cases = astra_json_set_array(row, "cases");

@@ -3,7 +3,7 @@
  * two parameters (t, d: the nearest measured shape in log space), rowsum
  * one (rows: thresholds).  main() launches them at the measured shapes,
  * between them and outside them; each launch prints its arguments, and
- * the shim (shim.cpp) prints the kernel it reaches.
+ * shim (bench/dispatch/launch-shim.cpp) prints the kernel it reaches.
  */
 #include <cstdio>
 #include <cuda_fp16.h>
