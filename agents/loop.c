@@ -73,6 +73,14 @@ void astra_loop_result_release(struct astra_loop_result *r)
 	astra_loop_result_init(r);
 }
 
+/* The testing role: astra_verify(), or the one a test gave. */
+static int judge(const struct astra_loop_opts *o, const struct astra_tu *tu, const struct astra_kernel *k,
+		 const struct astra_cmdline *cl, const struct astra_variant *cands, const char *const *names, size_t n,
+		 const struct astra_verify_opts *vo, struct astra_verify_result *vr)
+{
+	return (o->verify ? o->verify : astra_verify)(tu, k, cl, cands, names, n, vo, vr);
+}
+
 static void set_reason(struct astra_loop_result *r, const char *fmt, ...) ASTRA_PRINTF(2, 3);
 static void set_reason(struct astra_loop_result *r, const char *fmt, ...)
 {
@@ -464,7 +472,7 @@ static int choose_and_confirm(struct loop *l, const struct pool *p, unsigned lon
 	vo.nvcc = l->opts->nvcc;
 	vo.seed = seed ^ 0xc0ffeeull;
 	memset(&vr, 0, sizeof(vr));
-	if (astra_verify(l->tu, l->k, l->cl, vs, vnames, n, &vo, &vr) < 0 || !vr.ran || vr.nr_cands != n ||
+	if (judge(l->opts, l->tu, l->k, l->cl, vs, vnames, n, &vo, &vr) < 0 || !vr.ran || vr.nr_cands != n ||
 	    !timed_everywhere(&vr, vr.baseline)) {
 		res->verdict = ASTRA_VERDICT_NO_FASTER;
 		set_reason(res, "the chosen variant%s did not confirm: %s", n == 1 ? "" : "s",
@@ -699,7 +707,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		vo.no_run = opts->no_run;
 		vo.seed = seed + (unsigned long long)round;
 		memset(&vr, 0, sizeof(vr));
-		ret = astra_verify(tu, k, cl, cands, names, n, &vo, &vr);
+		ret = judge(opts, tu, k, cl, cands, names, n, &vo, &vr);
 		res->gpu_wait_seconds += vr.gpu_wait_seconds;
 		if (ret < 0 || !vr.compiled || vr.setup_check || !vr.ran) {
 			for (i = 0; i < vr.nr_cands; i++)

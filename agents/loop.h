@@ -57,6 +57,10 @@ struct astra_loop_opts {
 	/* Optimizers to use instead of the table's (tests; the caller frees them). */
 	struct astra_optimizer *custom;
 	size_t nr_custom;
+	/* The testing role to use instead of astra_verify() (tests; the same contract). */
+	int (*verify)(const struct astra_tu *tu, const struct astra_kernel *k, const struct astra_cmdline *cl,
+		      const struct astra_variant *cands, const char *const *names, size_t n,
+		      const struct astra_verify_opts *opts, struct astra_verify_result *res);
 };
 
 struct astra_loop_result {
