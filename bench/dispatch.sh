@@ -34,6 +34,7 @@ n=${N:-2000000}
 src=$top/bench/dispatch
 [ -x "$put" ] || make -C "$build" testsuite/helpers/put-variant > /dev/null
 mkdir -p "$(dirname "$out")"
+out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
