@@ -255,8 +255,18 @@ static void fill_from_loop(struct astra_json *row, const struct astra_loop_resul
 	astra_json_set_num(row, "best_us", r->verdict == ASTRA_VERDICT_FASTER ? r->best_us : r->baseline_us);
 	astra_json_set_num(row, "baseline_bw_frac", r->baseline_bw_frac);
 	astra_json_set_num(row, "best_bw_frac", r->verdict == ASTRA_VERDICT_FASTER ? r->best_bw_frac : r->baseline_bw_frac);
-	if (r->best.origin)
+	if (r->verdict == ASTRA_VERDICT_FASTER && r->dispatch) {
+		/* A variant set: every variant, chosen per launch. */
+		struct astra_buf all = ASTRA_BUF_INIT;
+		for (i = 0; i < r->nr_variants; i++)
+			astra_buf_addf(&all, "%sv%zu %s", i ? "; " : "", i + 1,
+				       r->variants[i].origin ? r->variants[i].origin : "?");
+		astra_buf_adds(&all, " (chosen per launch)");
+		astra_json_set_str(row, "rules", all.buf);
+		astra_buf_release(&all);
+	} else if (r->best.origin) {
 		astra_json_set_str(row, "rules", r->best.origin);
+	}
 	astra_json_set_num(row, "rounds", r->rounds);
 	astra_json_set_num(row, "seconds", r->seconds);
 	astra_json_set_num(row, "gpu_wait_seconds", r->gpu_wait_seconds);

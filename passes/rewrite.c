@@ -955,6 +955,9 @@ static int rewrite_dispatch(struct astra_edits *e, const char *src, const char *
 		add_variant_launch(&b, vnames[i], targs, &s->variants[i], fwd.buf);
 		astra_buf_adds(&b, "\t\treturn;\n");
 	}
+	/* A default label either way (-Wswitch-default): the original runs after the switch. */
+	if (orig_chosen || !s->direct)
+		astra_buf_adds(&b, "\tdefault:\n\t\tbreak;\n");
 	astra_buf_adds(&b, "\t}\n");
 	if (orig_chosen || !s->direct)
 		astra_buf_addf(&b, "\t%s%s<<<__astra_p->__astra_grid, __astra_p->__astra_block, "

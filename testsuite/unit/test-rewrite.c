@@ -585,7 +585,8 @@ static void test_dispatch(void)
 			      "\t\t__astra_v1_scale<<<dim3((n + 1023) / 1024), dim3(256), __astra_p->__astra_shmem, "
 			      "__astra_p->__astra_stream>>>(x, n);\n\t\treturn;\n\tcase 2:\n"));
 	CHECK(strstr(out.buf, "\t\t__astra_v2_scale<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
-			      "__astra_p->__astra_shmem, __astra_p->__astra_stream>>>(x, n);\n\t\treturn;\n\t}\n"
+			      "__astra_p->__astra_shmem, __astra_p->__astra_stream>>>(x, n);\n\t\treturn;\n"
+			      "\tdefault:\n\t\tbreak;\n\t}\n"
 			      "\tscale<<<__astra_p->__astra_grid, __astra_p->__astra_block, __astra_p->__astra_shmem, "
 			      "__astra_p->__astra_stream>>>(x, n);\n}\n"));
 	CHECK(strstr(out.buf, "\t(__astra_pending_scale(((n + 255) / 256), ( 256), ( 0), ( s)) ? (void)0 : __astra_launch_scale(x, n++));\n"));
@@ -599,7 +600,7 @@ static void test_dispatch(void)
 	CHECK_INT(astra_edits_apply(&e, tu.text, tu.len, "k.cu", &out), 0);
 	CHECK(!strstr(out.buf, "__astra_ok"));
 	CHECK(strstr(out.buf, "\tcase 1:\n\t\t__astra_v1_scale<<<"));
-	CHECK(strstr(out.buf, "\t}\n\tscale<<<__astra_p->__astra_grid"));
+	CHECK(strstr(out.buf, "\tdefault:\n\t\tbreak;\n\t}\n\tscale<<<__astra_p->__astra_grid"));
 	/* Direct, the original chosen nowhere: the last variant is the default, the original is not named. */
 	astra_buf_release(&out);
 	astra_edits_release(&e);
