@@ -447,17 +447,20 @@ static int choose_and_confirm(struct loop *l, const struct pool *p, unsigned lon
 		return 0;
 	}
 	{
-		const struct contender **all = xcalloc(p->nr, sizeof(*all));
-		struct astra_timing *tt = xcalloc((1 + p->nr) * p->nr_cases, sizeof(*tt));
-		for (i = 0; i < p->nr; i++)
-			all[i] = &p->c[i];
-		for (c = 0; c < p->nr_cases; c++)
+		/* The log: per case the version that runs, and the original's and the kept ones' times. */
+		struct astra_timing *tt = xcalloc((1 + n) * p->nr_cases, sizeof(*tt));
+		size_t *at = xcalloc(p->nr_cases, sizeof(size_t)), j;
+		for (c = 0; c < p->nr_cases; c++) {
 			tt[c] = p->ref[c];
-		for (i = 0; i < p->nr; i++)
+			for (j = 0; j < n; j++)
+				if (sel.choice[c] == sel.kept[j])
+					at[c] = j + 1;
+		}
+		for (j = 0; j < n; j++)
 			for (c = 0; c < p->nr_cases; c++)
-				tt[(i + 1) * p->nr_cases + c] = p->c[i].t[c];
-		log_choice(&res->log, "chosen", &res->evidence, tt, 1 + p->nr, sel.choice, all);
-		free(all);
+				tt[(j + 1) * p->nr_cases + c] = kept[j]->t[c];
+		log_choice(&res->log, "chosen", &res->evidence, tt, 1 + n, at, kept);
+		free(at);
 		free(tt);
 	}
 

@@ -47,6 +47,16 @@
  *    Launches that astra-cc cannot see (other files, function pointers,
  *    cudaLaunchKernel) reach the untouched original.
  *
+ * Shape dispatch (astra_subst.dispatch, passes/dispatch.h): a variant set.
+ * Every variant is added under a private name (__astra_v1_<name>, ...,
+ * with the same trapping stubs), the launch sites call the launcher as
+ * above, and the launcher asks the emitted choice function which version
+ * this launch runs (from the launch's own arguments), then launches that
+ * variant (with its geometry, or the site's) or the original.  The
+ * original stays untouched and is one of the choices; a variant that keeps
+ * the original geometry is not substituted in place when it is one of a
+ * set.  One variant for every launch keeps the forms above, unchanged.
+ *
  * Direct launches (astra_subst.direct): when every device pass of the
  * command is for a verified architecture, all the code the command builds
  * has the variant, so the launcher drops the run-time test and the
