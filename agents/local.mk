@@ -14,6 +14,8 @@ libastra_a_SOURCES += \
 	agents/loop.c agents/loop.h \
 	agents/select.c agents/select.h \
 	agents/policy.c agents/policy.h \
+	agents/evidence.c agents/evidence.h \
+	agents/progress.c agents/progress.h \
 	agents/warmup.c agents/warmup.h
 
 EXTRA_DIST += doc/llm.md

@@ -812,6 +812,8 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 
 out:
 	res->seconds = astra_now() - t0;
+	progress(opts, k, res->rounds, res->tried, res->verdict == ASTRA_VERDICT_FASTER ? res->speedup : 1.0,
+		 astra_verdict_name(res->verdict));
 	astra_variant_release(&best);
 	report_contenders(&pool, res);
 	pool_release(&pool);

@@ -42,7 +42,13 @@ struct astra_loop_progress {
 	int round;
 	size_t candidates;       /* in this round */
 	double best_speedup;     /* so far, 1.0 = none */
-	const char *phase;       /* "proposing", "verifying", "confirming" */
+	/*
+	 * "proposing", "verifying", "judged", "confirming"; at the end the
+	 * verdict's name (astra_verdict_name: "faster", "no-faster-variant",
+	 * "failed", "none" when nothing ran), with candidates = all tried and
+	 * best_speedup the confirmed one.
+	 */
+	const char *phase;
 };
 
 struct astra_loop_opts {

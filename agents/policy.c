@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agents/evidence.h"
 #include "agents/loop.h"
 #include "agents/policy.h"
 #include "cache/lock.h"
@@ -83,6 +84,7 @@ int astra_policy_optimize_now(struct astra_cache *cache, struct astra_invocation
 		astra_entry_add_input(e, "arch", arch);
 		astra_entry_add_input(e, "nvcc", version);
 		astra_loop_fill_entry(&res, &lo, e);
+		astra_evidence_fill(e, &res, k);
 		free(e->nvcc_version);
 		e->nvcc_version = xstrdup(version);
 		astra_cache_store(cache, e, res.transcript, res.transcript ? strlen(res.transcript) : 0);

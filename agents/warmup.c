@@ -19,7 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agents/evidence.h"
 #include "agents/loop.h"
+#include "agents/progress.h"
 #include "agents/warmup.h"
 #include "verify/gpu.h"
 #include "lib/buf.h"
@@ -47,7 +49,8 @@ struct job {
 struct opts {
 	int jobs;
 	int no_run;
-	int progress;
+	int progress;           /* --progress 1, --no-progress 0, else -1 */
+	struct astra_progress *prog;
 	int max_rounds;
 	const char *json_out;
 	const char *nvcc;
@@ -143,22 +146,6 @@ static int load_compile_commands(const char *where, const char *nvcc, struct job
 }
 
 /* ------------------------------------------------------------ worker */
-
-struct progress_data {
-	const char *prefix;
-	int on;
-};
-
-static void show_progress(void *data, const struct astra_loop_progress *p)
-{
-	struct progress_data *pd = data;
-	if (!pd->on)
-		return;
-	if (!strcmp(p->phase, "proposing"))
-		return;
-	fprintf(stderr, "%s %s: round %d: %s %zu candidate%s (best so far %.2fx)\n", pd->prefix, p->kernel,
-		p->round + 1, p->phase, p->candidates, p->candidates == 1 ? "" : "s", p->best_speedup);
-}
 
 static const char *kernel_types(const struct astra_kernel *k, struct astra_buf *b)
 {
@@ -370,7 +357,6 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 	struct astra_search_path sp;
 	struct astra_cache *cache;
 	struct astra_buf version = ASTRA_BUF_INIT;
-	struct progress_data pd = { prefix, o->progress };
 	char *arch;
 	size_t i;
 
@@ -439,8 +425,8 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		}
 		lo.nvcc = o->nvcc;
 		lo.max_rounds = o->max_rounds;
-		lo.progress = show_progress;
-		lo.progress_data = &pd;
+		lo.progress = astra_progress_loop;
+		lo.progress_data = o->prog;
 
 		if (!o->gpu.present || o->no_run) {
 			printf("%s %s (%s:%u): rules that apply:\n", prefix, k->name, k->file, k->line);
@@ -499,6 +485,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 				e.line = k->line;
 				add_key_inputs(&e, &cl, arch, version.buf);
 				astra_loop_fill_entry(&res, &lo, &e);
+				astra_evidence_fill(&e, &res, k);
 				free(e.nvcc_version);
 				e.nvcc_version = xstrdup(version.buf);
 				if (!e.device)
@@ -691,6 +678,7 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 	if (!mkdtemp(tmpdir))
 		die_errno("mkdtemp");
 	pids = xcalloc(nr ? nr : 1, sizeof(pid_t));
+	o.prog = astra_progress_start(astra_progress_choose(o.progress), nr);
 
 	while (next < nr || running) {
 		while (next < nr && running < o.jobs) {
@@ -701,7 +689,9 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 			fflush(stderr);
 			pid = fork();
 			if (pid == 0) {
-				FILE *out = fopen(path, "w");
+				FILE *out;
+				astra_progress_child(o.prog, next);
+				out = fopen(path, "w");
 				if (!out)
 					_exit(3);
 				run_job(&jobs[next], &o, out, prefix);
@@ -717,7 +707,7 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		}
 		{
 			int st;
-			pid_t w = wait(&st);
+			pid_t w = astra_progress_wait(o.prog, &st);
 			if (w < 0 && errno == ECHILD)
 				break;
 			if (w > 0) {
@@ -751,6 +741,7 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		astra_buf_release(&b);
 	}
 	rmdir(tmpdir);
+	astra_progress_end(o.prog);
 	print_table(rows, nrows, &o);
 
 	if (o.json_out) {

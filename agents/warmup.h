@@ -26,7 +26,7 @@ struct astra_warmup_request {
 	const char *db;            /* a compile_commands.json or the directory holding it, or NULL */
 	int jobs;                  /* compiles at a time (test programs take turns on the GPU) */
 	int no_run;                /* generate and compile, do not verify */
-	int progress;              /* progress lines on stderr */
+	int progress;              /* 1 --progress, 0 --no-progress, -1 neither (agents/progress.h) */
 	int max_rounds;            /* 0: the `max_rounds` setting */
 	const char *json_out;      /* write the table as JSON here, or NULL */
 };

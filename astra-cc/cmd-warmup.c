@@ -1,6 +1,6 @@
 /*
  * cmd-warmup.c - `astra-cc --warmup [-j N] [--rounds N] [--no-run]
- * [--json FILE] [--progress] [-p BUILD_DIR | FILE.cu... [-- NVCC FLAGS]]`:
+ * [--json FILE] [--[no-]progress] [-p BUILD_DIR | FILE.cu... [-- NVCC FLAGS]]`:
  * the options; the work is agents/warmup.c's.
  */
 #include "autoconfig.h"
@@ -17,7 +17,7 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: astra-cc --warmup [-j N] [--rounds N] [--no-run] [--json FILE] [--progress]\n"
+	fprintf(stderr, "usage: astra-cc --warmup [-j N] [--rounds N] [--no-run] [--json FILE] [--[no-]progress]\n"
 			"                         [-p BUILD_DIR | FILE.cu... [-- NVCC FLAGS]]\n");
 }
 
@@ -33,7 +33,7 @@ int astra_cmd_warmup(int argc, char **argv)
 	astra_vec_init(&rq.files);
 	astra_vec_init(&rq.flags);
 	rq.jobs = ncpu > 4 ? 4 : (ncpu > 0 ? (int)ncpu : 1);
-	rq.progress = isatty(2);
+	rq.progress = -1;
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "-j") && a + 1 < argc)
 			rq.jobs = atoi(argv[++a]);
@@ -49,6 +49,8 @@ int astra_cmd_warmup(int argc, char **argv)
 			rq.no_run = 1;
 		else if (!strcmp(argv[a], "--progress"))
 			rq.progress = 1;
+		else if (!strcmp(argv[a], "--no-progress"))
+			rq.progress = 0;
 		else if (!strcmp(argv[a], "--")) {
 			for (a++; a < argc; a++)
 				astra_vec_push(&rq.flags, argv[a]);

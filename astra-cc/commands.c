@@ -22,6 +22,7 @@
 #include "astra-cc/cmd-warmup.h"
 #include "astra-cc/cmd-verify.h"
 #include "astra-cc/cmd-explain.h"
+#include "astra-cc/cmd-report.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -79,6 +80,9 @@ static const struct astra_command commands[] = {
 	  "optimize annotated kernels now (the queue, a compile_commands.json, or files)" },
 	{ "--explain", NULL, astra_cmd_explain, "FILE.cu [nvcc flags] [--cc XX]",
 	  "which rules apply to each annotated kernel, and why the others do not" },
+	{ "--report", NULL, astra_cmd_report, "DIR [--report-json F] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
+	  "a static HTML report of the cache's kernels: variants, charts, evidence" },
+	{ "--report-json", NULL, astra_cmd_report, "FILE [--report DIR] [...]", "the same report as JSON (FILE - : stdout)" },
 };
 
 const struct astra_command *astra_command_find(int argc, char **argv)

@@ -18,4 +18,10 @@ libastra_a_SOURCES += \
 	astra-cc/cmd-list-kernels.c astra-cc/cmd-list-kernels.h \
 	astra-cc/cmd-verify.c astra-cc/cmd-verify.h \
 	astra-cc/cmd-warmup.c astra-cc/cmd-warmup.h \
-	astra-cc/cmd-with-variant.c astra-cc/cmd-with-variant.h
+	astra-cc/cmd-with-variant.c astra-cc/cmd-with-variant.h \
+	astra-cc/cmd-report.c astra-cc/cmd-report.h \
+	astra-cc/report-html.c astra-cc/report-html.h \
+	astra-cc/report-svg.c astra-cc/report-svg.h \
+	astra-cc/report-diff.c astra-cc/report-diff.h
+
+EXTRA_DIST += doc/report.md

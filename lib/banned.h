@@ -19,6 +19,16 @@
 #ifndef ASTRA_BANNED_H
 #define ASTRA_BANNED_H
 
+/*
+ * The headers that declare them first: with _FORTIFY_SOURCE their inline
+ * wrappers (bits/stdio2.h) must be defined before the names become
+ * macros, and a later #include of them is then a no-op.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #define BANNED(func) sorry_##func##_is_a_banned_function_see_lib_banned_h
 
 #undef strcpy

@@ -127,6 +127,68 @@ void astra_buf_add_json_escaped(struct astra_buf *b, const char *s)
 	}
 }
 
+/* Length of the well-formed UTF-8 sequence at s (its code point in *cp), or 0. */
+static size_t utf8_seq(const unsigned char *s, unsigned *cp)
+{
+	size_t n, i;
+	unsigned c = s[0], min;
+	if (c < 0x80)
+		return *cp = c, 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, c &= 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, c &= 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, c &= 0x07, min = 0x10000;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return *cp = c, n;
+}
+
+void astra_buf_add_html_escaped(struct astra_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned cp = 0;
+		size_t n = utf8_seq(p, &cp);
+		switch (n ? cp : 0xfffd) {
+		case '&': astra_buf_adds(b, "&amp;"); break;
+		case '<': astra_buf_adds(b, "&lt;"); break;
+		case '>': astra_buf_adds(b, "&gt;"); break;
+		case '"': astra_buf_adds(b, "&quot;"); break;
+		case '\'': astra_buf_adds(b, "&#39;"); break;
+		default:
+			if (!n || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || (cp >= 0x7f && cp <= 0x9f) ||
+			    (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe)
+				astra_buf_adds(b, "\xef\xbf\xbd"); /* U+FFFD */
+			else
+				astra_buf_add(b, p, n);
+		}
+		p += n ? n : 1;
+	}
+}
+
+void astra_buf_add_utf8(struct astra_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned cp;
+		size_t n = utf8_seq(p, &cp);
+		if (n)
+			astra_buf_add(b, p, n);
+		else
+			astra_buf_adds(b, "\xef\xbf\xbd");
+		p += n ? n : 1;
+	}
+}
+
 void astra_buf_add_shell_quoted(struct astra_buf *b, const char *s)
 {
 	if (*s && !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+=.,/:@%")]) {

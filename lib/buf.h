@@ -38,6 +38,16 @@ void astra_buf_addf(struct astra_buf *b, const char *fmt, ...) ASTRA_PRINTF(2, 3
 void astra_buf_vaddf(struct astra_buf *b, const char *fmt, va_list ap);
 /* Append s with JSON string escaping (no surrounding quotes). */
 void astra_buf_add_json_escaped(struct astra_buf *b, const char *s);
+/*
+ * Append s escaped for HTML text and attribute values (& < > " ' become
+ * entities).  Text from outside (cache entries are untrusted) may hold
+ * anything: invalid UTF-8, control characters other than tab, newline and
+ * carriage return, and Unicode noncharacters become U+FFFD, so that the
+ * page is valid HTML whatever s holds.
+ */
+void astra_buf_add_html_escaped(struct astra_buf *b, const char *s);
+/* Append s with every byte that is not part of well-formed UTF-8 replaced by U+FFFD. */
+void astra_buf_add_utf8(struct astra_buf *b, const char *s);
 /* Append s quoted for a POSIX shell, for logs and reproducer lines. */
 void astra_buf_add_shell_quoted(struct astra_buf *b, const char *s);
 /* Remove trailing whitespace. */

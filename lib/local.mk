@@ -7,6 +7,7 @@ libastra_a_SOURCES += \
 	lib/arch.c lib/arch.h \
 	lib/banned.h \
 	lib/buf.c lib/buf.h \
+	lib/compdb.c lib/compdb.h \
 	lib/config.c lib/config.h \
 	lib/hash.c lib/hash.h \
 	lib/json.c lib/json.h \

@@ -487,7 +487,8 @@ int astra_edits_apply(struct astra_edits *e, const char *src, size_t len, const 
 {
 	size_t i, pos = 0;
 
-	qsort(e->v, e->nr, sizeof(*e->v), cmp_edit);
+	if (e->nr)
+		qsort(e->v, e->nr, sizeof(*e->v), cmp_edit);
 	for (i = 0; i < e->nr; i++) {
 		if (e->v[i].start > e->v[i].end || e->v[i].end > len)
 			return error("rewrite: an edit lies outside %s", spelling);

@@ -63,6 +63,10 @@ testsuite_unit_test_screen_SOURCES = testsuite/unit/test-screen.c testsuite/unit
 testsuite_unit_test_screen_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_harness_SOURCES = testsuite/unit/test-harness.c testsuite/unit/unit.h testsuite/unit/kernel-fixture.h
 testsuite_unit_test_harness_LDADD = $(ASTRA_LIBS)
+check_PROGRAMS += testsuite/unit/test-report
+testsuite_unit_test_report_SOURCES = testsuite/unit/test-report.c testsuite/unit/unit.h \
+	testsuite/helpers/evidence-fixture.c testsuite/helpers/evidence-fixture.h
+testsuite_unit_test_report_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_profile_SOURCES = testsuite/unit/test-profile.c testsuite/unit/unit.h
 testsuite_unit_test_profile_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_select_SOURCES = testsuite/unit/test-select.c testsuite/unit/unit.h
@@ -85,7 +89,8 @@ testsuite_lib_llm_propose_SOURCES = testsuite/lib/llm-propose.c
 testsuite_lib_llm_propose_LDADD = $(ASTRA_LIBS)
 
 # Drives the cache API from the shell (testsuite/cases/cache/, bench/).
-testsuite_helpers_cache_tool_SOURCES = testsuite/helpers/cache-tool.c
+testsuite_helpers_cache_tool_SOURCES = testsuite/helpers/cache-tool.c \
+	testsuite/helpers/evidence-fixture.c testsuite/helpers/evidence-fixture.h
 testsuite_helpers_cache_tool_LDADD = $(ASTRA_LIBS)
 # Stores a real variant as a `faster` entry (testsuite/cases/subst/, bench/subst.sh).
 check_PROGRAMS += testsuite/helpers/put-variant

@@ -367,6 +367,8 @@ template <> struct ElemSize<void> { static const size_t value = 1; };
 
 enum Dist { D_UNIFORM, D_NORMAL, D_WIDE, D__COUNT };
 static const char *const dist_names[] = { "uniform", "normal", "wide" };
+/* The check phase's trials, in order (the "start" event announces them). */
+static const int check_dists[] = { D_UNIFORM, D_NORMAL, D_WIDE, D_UNIFORM };
 
 struct BufSpec {
 	std::string name;
@@ -1569,10 +1571,9 @@ void Program::run_phase(int ph)
 			/* Fresh inputs each trial; several distributions; outputs
 			 * holding random data (catches skipped in-place and partial
 			 * writes) or poison (catches unwritten outputs). */
-			static const int dist[] = { D_UNIFORM, D_NORMAL, D_WIDE, D_UNIFORM };
 			int n = sanitize_ ? 2 : 4;
 			for (int k = 0; k < n; k++) {
-				Trial t = { dist[k], k % 2 == 1, 0, mix3(cs, (uint64_t)k, 1), PH_CHECK, k };
+				Trial t = { check_dists[k], k % 2 == 1, 0, mix3(cs, (uint64_t)k, 1), PH_CHECK, k };
 				trial(ci, t, A, B, P);
 			}
 		} else if (ph == PH_TIMING) {
@@ -1981,8 +1982,12 @@ int Program::main(int argc, char **argv)
 	RT_CUDA(cudaMalloc(&flush_, flush_bytes_));
 	{
 		Line l("start");
+		std::string dists;
+		for (int d : check_dists)
+			dists += std::string(dists.empty() ? "" : ",") + dist_names[d];
 		l.integer("versions", nversions_).integer("cases", (long long)cases_.size())
-			.boolean("sanitize", sanitize_).integer("seed", (long long)(seed_ & 0x7fffffffffffffffULL));
+			.boolean("sanitize", sanitize_).integer("seed", (long long)(seed_ & 0x7fffffffffffffffULL))
+			.str("distributions", dists);
 		l.emit();
 		for (size_t ci = 0; ci < cases_.size(); ci++) {
 			const Case &c = cases_[ci];
@@ -1997,9 +2002,18 @@ int Program::main(int argc, char **argv)
 				in = c.bytes;
 				outb = 0;
 			}
+			/* Each output's tolerance as the comparison applies it (type default or pragma). */
+			std::string tols;
+			for (const BufSpec &b : c.bufs) {
+				char tmp[96];
+				if (!b.output)
+					continue;
+				snprintf(tmp, sizeof(tmp), " rtol=%.3g atol=%.3g", b.rtol, b.atol);
+				tols += (tols.empty() ? "" : "; ") + b.name + " " + b.ops.name + tmp;
+			}
 			Line k("case");
 			k.integer("case", (long long)ci).str("label", c.label).num("input_bytes", in)
-				.num("output_bytes", outb).num("flops", c.flops);
+				.num("output_bytes", outb).num("flops", c.flops).str("tolerances", tols);
 			k.emit();
 			for (const std::pair<std::string, double> &d : c.dims) {
 				Line dl("dim");

@@ -640,9 +640,11 @@ static void ensure_cases(struct vctx *c, size_t n)
 	c->res->flops = xrealloc(c->res->flops, n * sizeof(double));
 	c->res->baseline = xrealloc(c->res->baseline, n * sizeof(struct astra_case_result));
 	c->res->dims = xrealloc(c->res->dims, n * sizeof(struct astra_case_dims));
+	c->res->tolerances = xrealloc(c->res->tolerances, n * sizeof(char *));
 	for (i = c->res->nr_cases; i < n; i++) {
 		memset(&c->res->dims[i], 0, sizeof(struct astra_case_dims));
 		c->res->labels[i] = xstrdup("");
+		c->res->tolerances[i] = NULL;
 		c->res->bytes[i] = c->res->flops[i] = 0;
 		memset(&c->res->baseline[i], 0, sizeof(struct astra_case_result));
 		c->res->baseline[i].prof.regs = c->res->baseline[i].prof.spills = -1;
@@ -888,6 +890,10 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 				c->res->bytes[ci] = astra_json_get_num(e, "input_bytes", 0) +
 					astra_json_get_num(e, "output_bytes", 0);
 			c->res->flops[ci] = astra_json_get_num(e, "flops", 0);
+			if (astra_json_get_str(e, "tolerances")) {
+				free(c->res->tolerances[ci]);
+				c->res->tolerances[ci] = xstrdup(astra_json_get_str(e, "tolerances"));
+			}
 		} else if (!strcmp(ev, "dim")) {
 			/* Every run announces them: keep one value per name. */
 			long ci = (long)astra_json_get_num(e, "case", -1);
@@ -895,6 +901,9 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 			const struct astra_json *v = astra_json_get(e, "value");
 			if (ci >= 0 && (size_t)ci < c->res->nr_cases && name && astra_json_is_number(v))
 				set_dim(&c->res->dims[ci], name, astra_json_num(v, 0));
+		} else if (!strcmp(ev, "start")) {
+			if (astra_json_get_str(e, "distributions") && !c->res->distributions)
+				c->res->distributions = xstrdup(astra_json_get_str(e, "distributions"));
 		} else if (!strcmp(ev, "io")) {
 			/* What the original really reads and writes (in-place outputs twice). */
 			long ci = (long)astra_json_get_num(e, "case", -1);
@@ -1553,6 +1562,7 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 	c.n = n;
 	c.c = xcalloc(n ? n : 1, sizeof(*c.c));
 	c.seed = opts->seed ? opts->seed : 0x5eedULL;
+	res->seed = c.seed;
 	c.ref_regs = c.ref_spills = -1;
 	astra_buf_init(&c.notes, 0);
 	astra_buf_init(&c.src, 0);
@@ -1675,6 +1685,7 @@ void astra_verify_result_release(struct astra_verify_result *res)
 	for (i = 0; i < res->nr_cases; i++) {
 		size_t j;
 		free(res->labels[i]);
+		free(res->tolerances ? res->tolerances[i] : NULL);
 		for (j = 0; res->dims && j < res->dims[i].nr; j++)
 			free(res->dims[i].names[j]);
 		if (res->dims) {
@@ -1684,6 +1695,8 @@ void astra_verify_result_release(struct astra_verify_result *res)
 	}
 	free(res->dims);
 	free(res->labels);
+	free(res->tolerances);
+	free(res->distributions);
 	free(res->bytes);
 	free(res->flops);
 	free(res->baseline);
@@ -1779,6 +1792,8 @@ char *astra_verify_result_json(const struct astra_verify_result *res, int pretty
 	astra_json_set_bool(ch, "memcheck", res->memcheck);
 	astra_json_set_bool(ch, "racecheck", res->racecheck);
 	astra_json_set_bool(ch, "reference_deterministic", res->reference_deterministic);
+	astra_json_set_num(ch, "seed", (double)res->seed);
+	json_str_or_null(ch, "distributions", res->distributions);
 	arr = astra_json_set_array(j, "cases");
 	for (i = 0; i < res->nr_cases; i++) {
 		o = astra_json_new_object();
@@ -1791,6 +1806,7 @@ char *astra_verify_result_json(const struct astra_verify_result *res, int pretty
 		}
 		astra_json_set_num(o, "bytes", res->bytes[i]);
 		astra_json_set_num(o, "flops", res->flops[i]);
+		json_str_or_null(o, "tolerances", res->tolerances ? res->tolerances[i] : NULL);
 		json_case(astra_json_set_object(o, "baseline"), &res->baseline[i], 0);
 		astra_json_push(arr, o);
 	}

@@ -96,9 +96,12 @@ struct astra_verify_result {
 	 */
 	struct astra_case_dims *dims;
 	struct astra_case_result *baseline;
+	char **tolerances;           /* per case: each output's "name type rtol=R atol=A", "; "-separated */
 	int baseline_above_ceiling;  /* the pragma's byte counts overstate the traffic */
 	int reference_deterministic;
 	int misaligned;              /* 1: tried; 0: not (the original faults on them, or not run) */
+	unsigned long long seed;     /* the run's --seed: every trial's inputs derive from it */
+	char *distributions;         /* the check trials' input distributions, in order, or NULL */
 	char *notes;                 /* things the reader should know, one per line */
 	int memcheck, racecheck;     /* 1 ran, 0 not (unavailable or disabled) */
 	/* The candidates, in the order given. */

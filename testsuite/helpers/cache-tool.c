@@ -32,12 +32,16 @@
 #include "cache/queue.h"
 #include "cache/stats.h"
 #include "cache/store.h"
+#include "evidence-fixture.h"
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: cache-tool put DIR KEY CC [--verdict V] [--variant-size N] [--tag T] [--kernel K]\n"
 		"                         [--speedup X] [--device D] [--transcript FILE] [--created T]\n"
+		"                         [--evidence [--original-file F] [--variant-file F] [--origin O]\n"
+		"                          [--grid G --block B] [--shape-prefix S] [--input TEXT]]\n"
+		"                         [--file F] [--line N] [--reason R] [--model M]\n"
 		"       cache-tool get DIR KEY CC [--check] [--show-tag]\n"
 		"       cache-tool optimize DIR KEY CC [--sleep S] [--wait W] [--record FILE] [--tag T]\n"
 		"       cache-tool lock DIR KEY CC [--hold S] [--wait W]\n"
@@ -98,6 +102,42 @@ static int check_variant(const char *text, size_t len, const char *key)
 	return ok;
 }
 
+static char *read_opt_file(int argc, char **argv, const char *name)
+{
+	const char *path = opt(argc, argv, name, NULL);
+	struct astra_buf b = ASTRA_BUF_INIT;
+	if (!path)
+		return NULL;
+	if (astra_buf_read_file(&b, path, 0) < 0) {
+		perror(path);
+		exit(2);
+	}
+	return astra_buf_detach(&b, NULL);
+}
+
+/*
+ * --evidence: the entry as warmup stores it after a run (per-shape timings,
+ * the evidence record, the original's text), from evidence-fixture.c.
+ */
+static void fill_evidence(struct astra_entry *e, int argc, char **argv)
+{
+	struct fixture f;
+	char *orig = read_opt_file(argc, argv, "--original-file");
+	char *var = read_opt_file(argc, argv, "--variant-file");
+	memset(&f, 0, sizeof(f));
+	f.verdict = e->verdict;
+	f.speedup = atof(opt(argc, argv, "--speedup", "2.5"));
+	f.original = orig;
+	f.variant = var;
+	f.origin = opt(argc, argv, "--origin", "rules: warp-reduce,block-size=512,row-cache,fastmath,launch-bounds");
+	f.grid = opt(argc, argv, "--grid", NULL);
+	f.block = opt(argc, argv, "--block", NULL);
+	f.shape_prefix = opt(argc, argv, "--shape-prefix", NULL);
+	fixture_fill(e, &f);
+	free(orig);
+	free(var);
+}
+
 static void fill_entry(struct astra_entry *e, int argc, char **argv, const char *key, int cc)
 {
 	const char *verdict = opt(argc, argv, "--verdict", "faster");
@@ -108,11 +148,29 @@ static void fill_entry(struct astra_entry *e, int argc, char **argv, const char 
 	e->cc = cc;
 	e->verdict = astra_verdict_parse(verdict);
 	e->kernel = xstrdup(opt(argc, argv, "--kernel", "test_kernel"));
-	e->file = xstrdup("k.cu");
-	e->line = 12;
+	e->file = xstrdup(opt(argc, argv, "--file", "k.cu"));
+	e->line = (unsigned)atoi(opt(argc, argv, "--line", "12"));
 	astra_entry_add_input(e, "tokens", "xxh3:0123456789abcdef");
 	astra_entry_add_input(e, "device_flags", "-arch=sm_90 -O3");
 	astra_entry_add_input(e, "nvcc", "13.0.48");
+	if (flag(argc, argv, "--evidence")) {
+		fill_evidence(e, argc, argv);
+		if (opt(argc, argv, "--reason", NULL)) {
+			free(e->reason);
+			e->reason = xstrdup(opt(argc, argv, "--reason", NULL));
+		}
+		if (opt(argc, argv, "--model", NULL))
+			e->model = xstrdup(opt(argc, argv, "--model", NULL));
+		if (opt(argc, argv, "--input", NULL))
+			astra_entry_add_input(e, "flags", opt(argc, argv, "--input", NULL));
+		free(e->device);
+		e->device = xstrdup(opt(argc, argv, "--device", "NVIDIA H100 80GB HBM3"));
+		free(e->driver);
+		e->driver = xstrdup("580.65.06");
+		e->nvcc_version = xstrdup("13.0.88");
+		e->created = atoll(opt(argc, argv, "--created", "0"));
+		return;
+	}
 	if (e->verdict == ASTRA_VERDICT_FASTER) {
 		struct astra_buf v = ASTRA_BUF_INIT;
 		make_variant(&v, key, tag, size);
@@ -124,7 +182,7 @@ static void fill_entry(struct astra_entry *e, int argc, char **argv, const char 
 	} else if (e->verdict == ASTRA_VERDICT_FAILED) {
 		e->reason = xstrdup("the test program did not compile");
 	} else {
-		e->reason = xstrdup("no candidate beat the original beyond the noise");
+		e->reason = xstrdup(opt(argc, argv, "--reason", "no candidate beat the original beyond the noise"));
 	}
 	astra_entry_add_shape(e, "rows=4096 cols=4096");
 	astra_entry_add_shape(e, "rows=7 cols=5120");
@@ -134,6 +192,8 @@ static void fill_entry(struct astra_entry *e, int argc, char **argv, const char 
 	e->driver = xstrdup("580.65.06");
 	e->nvcc_version = xstrdup("13.0.48");
 	e->optimizer = xstrdup("rules");
+	if (opt(argc, argv, "--model", NULL))
+		e->model = xstrdup(opt(argc, argv, "--model", NULL));
 	e->seconds = 42.5;
 	e->created = atoll(opt(argc, argv, "--created", "0"));
 }
