@@ -11,6 +11,7 @@ libastra_a_SOURCES += \
 	agents/llm-prompt.c agents/llm-prompt.h \
 	agents/opt-llm.c agents/opt-llm.h \
 	agents/loop.c agents/loop.h \
+	agents/select.c agents/select.h \
 	agents/policy.c agents/policy.h \
 	agents/evidence.c agents/evidence.h \
 	agents/progress.c agents/progress.h \

@@ -209,6 +209,37 @@ static void fill_from_entry(struct astra_json *row, const struct astra_entry *e)
 		astra_json_set_num(row, "baseline_us", t->baseline_us);
 		astra_json_set_num(row, "best_us", t->variant_us);
 	}
+	if (astra_entry_is_dispatch(e)) {
+		/* A variant set: what the loop's row says (variants, parameters, per-shape choice). */
+		struct astra_json *vs = astra_json_set_array(row, "variants"), *ps, *cases;
+		struct astra_buf all = ASTRA_BUF_INIT;
+		size_t i, j;
+		for (i = 0; i < e->nr_variants; i++) {
+			const char *o = e->variants[i].origin ? e->variants[i].origin : "?";
+			astra_json_push_str(vs, o);
+			astra_buf_addf(&all, "%sv%zu %s", i ? "; " : "", i + 1, o);
+		}
+		astra_json_set_str(row, "rules", all.buf);
+		astra_buf_release(&all);
+		astra_json_set_bool(row, "dispatch", 1);
+		ps = astra_json_set_array(row, "dispatch_params");
+		for (i = 0; i < e->nr_params; i++)
+			astra_json_push_str(ps, e->params[i]);
+		cases = astra_json_set_array(row, "cases");
+		for (i = 0; i < e->nr_points; i++) {
+			const struct astra_entry_point *p = &e->points[i];
+			struct astra_json *c = astra_json_new_object(), *t;
+			astra_json_set_str(c, "shape", p->shape);
+			astra_json_set_num(c, "baseline_us", p->median_us[0]);
+			astra_json_set_str(c, "runs",
+					   p->choice ? astra_json_str(astra_json_at(vs, (size_t)p->choice - 1)) : "original");
+			astra_json_set_num(c, "variant_us", p->median_us[p->choice]);
+			t = astra_json_set_array(c, "versions_us");
+			for (j = 0; j <= e->nr_variants; j++)
+				astra_json_push_num(t, p->median_us[j]);
+			astra_json_push(cases, c);
+		}
+	}
 }
 
 static void fill_from_loop(struct astra_json *row, const struct astra_loop_result *r)
@@ -222,8 +253,18 @@ static void fill_from_loop(struct astra_json *row, const struct astra_loop_resul
 	astra_json_set_num(row, "best_us", r->verdict == ASTRA_VERDICT_FASTER ? r->best_us : r->baseline_us);
 	astra_json_set_num(row, "baseline_bw_frac", r->baseline_bw_frac);
 	astra_json_set_num(row, "best_bw_frac", r->verdict == ASTRA_VERDICT_FASTER ? r->best_bw_frac : r->baseline_bw_frac);
-	if (r->best.origin)
+	if (r->verdict == ASTRA_VERDICT_FASTER && r->dispatch) {
+		/* A variant set: every variant, chosen per launch. */
+		struct astra_buf all = ASTRA_BUF_INIT;
+		for (i = 0; i < r->nr_variants; i++)
+			astra_buf_addf(&all, "%sv%zu %s", i ? "; " : "", i + 1,
+				       r->variants[i].origin ? r->variants[i].origin : "?");
+		astra_buf_adds(&all, " (chosen per launch)");
+		astra_json_set_str(row, "rules", all.buf);
+		astra_buf_release(&all);
+	} else if (r->best.origin) {
 		astra_json_set_str(row, "rules", r->best.origin);
+	}
 	astra_json_set_num(row, "rounds", r->rounds);
 	astra_json_set_num(row, "seconds", r->seconds);
 	astra_json_set_num(row, "gpu_wait_seconds", r->gpu_wait_seconds);
@@ -235,19 +276,61 @@ static void fill_from_loop(struct astra_json *row, const struct astra_loop_resul
 	log = astra_json_set_array(row, "log");
 	for (i = 0; i < r->log.nr; i++)
 		astra_json_push_str(log, r->log.v[i]);
+	if (r->verdict == ASTRA_VERDICT_FASTER) {
+		struct astra_json *vs = astra_json_set_array(row, "variants");
+		for (i = 0; i < r->nr_variants; i++)
+			astra_json_push_str(vs, r->variants[i].origin ? r->variants[i].origin : "?");
+		astra_json_set_bool(row, "dispatch", r->dispatch);
+		if (r->dispatch) {
+			struct astra_json *ps = astra_json_set_array(row, "dispatch_params");
+			for (i = 0; i < r->params.nr; i++)
+				astra_json_push_str(ps, r->params.v[i]);
+		}
+	}
+	if (r->nr_contenders) {
+		/* Every candidate that passed, with its times per shape (scaled to the first round's baseline). */
+		struct astra_json *cs = astra_json_set_array(row, "contenders"), *b;
+		size_t j;
+		b = astra_json_set_array(row, "contender_baseline_us");
+		for (j = 0; j < r->nr_contender_cases; j++)
+			astra_json_push_num(b, r->contender_baseline_us[j]);
+		for (i = 0; i < r->nr_contenders; i++) {
+			struct astra_json *c = astra_json_new_object(), *us;
+			astra_json_set_str(c, "origin", r->contenders[i].origin);
+			astra_json_set_num(c, "round", r->contenders[i].round);
+			us = astra_json_set_array(c, "us");
+			for (j = 0; j < r->nr_contender_cases; j++)
+				astra_json_push_num(us, r->contenders[i].us[j]);
+			astra_json_set_str(c, "text", r->contenders[i].text);
+			astra_json_push(cs, c);
+		}
+	}
 	if (r->have_evidence && r->evidence.nr_cases) {
 		const struct astra_verify_result *v = &r->evidence;
 		struct astra_json *cases = astra_json_set_array(row, "cases");
 		for (i = 0; i < v->nr_cases; i++) {
 			struct astra_json *c = astra_json_new_object();
+			const struct astra_timing *b = astra_loop_version_timing(r, 0, i), *t;
 			astra_json_set_str(c, "shape", v->labels[i]);
 			astra_json_set_num(c, "bytes", v->bytes[i]);
-			if (v->baseline && v->baseline[i].timed)
-				astra_json_set_num(c, "baseline_us", v->baseline[i].timing.median);
-			if (v->nr_cands == 1 && v->cands[0].cases && v->cands[0].cases[i].timed) {
-				astra_json_set_num(c, "variant_us", v->cands[0].cases[i].timing.median);
-				astra_json_set_num(c, "speedup", v->cands[0].cases[i].speedup);
-				astra_json_set_num(c, "cmp", v->cands[0].cases[i].cmp);
+			if (b)
+				astra_json_set_num(c, "baseline_us", b->median);
+			if (r->verdict == ASTRA_VERDICT_FASTER && r->choice) {
+				/* The version that runs at this shape, and every kept version's time there. */
+				size_t w = r->choice[i], j;
+				struct astra_json *times = astra_json_set_array(c, "versions_us");
+				t = astra_loop_version_timing(r, w, i);
+				astra_json_set_str(c, "runs", w ? (r->variants[w - 1].origin ? r->variants[w - 1].origin : "?")
+							  : "original");
+				for (j = 0; j <= r->nr_variants; j++) {
+					const struct astra_timing *x = astra_loop_version_timing(r, j, i);
+					astra_json_push_num(times, x ? x->median : 0);
+				}
+				if (b && t) {
+					astra_json_set_num(c, "variant_us", t->median);
+					astra_json_set_num(c, "speedup", t->median > 0 ? b->median / t->median : 0);
+					astra_json_set_num(c, "cmp", w ? astra_profile_compare(b, t, NULL) : 0);
+				}
 			}
 			astra_json_push(cases, c);
 		}
@@ -464,6 +547,47 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 
 /* ------------------------------------------------------------ parent */
 
+/*
+ * For a kernel whose launcher chooses per launch: which version runs at
+ * each tested shape, with the confirming run's time of the original and
+ * of every kept variant there.
+ */
+static void print_winners(const struct astra_json *r)
+{
+	const struct astra_json *cases = astra_json_get(r, "cases"), *vs = astra_json_get(r, "variants");
+	const struct astra_json *ps = astra_json_get(r, "dispatch_params");
+	size_t i, j, w = 0;
+	if (!astra_json_get_bool(r, "dispatch", 0))
+		return;
+	printf("\n%s: %zu variants and the original, chosen per launch by", astra_json_get_str(r, "kernel"),
+	       astra_json_len(vs));
+	for (i = 0; i < astra_json_len(ps); i++)
+		printf("%s %s", i ? "," : "", astra_json_str(astra_json_at(ps, i)));
+	printf(":\n");
+	for (i = 0; i < astra_json_len(vs); i++)
+		printf("  v%zu = %s\n", i + 1, astra_json_str(astra_json_at(vs, i)));
+	for (i = 0; i < astra_json_len(cases); i++)
+		if (strlen(astra_json_get_str(astra_json_at(cases, i), "shape")) > w)
+			w = strlen(astra_json_get_str(astra_json_at(cases, i), "shape"));
+	for (i = 0; i < astra_json_len(cases); i++) {
+		const struct astra_json *c = astra_json_at(cases, i), *t = astra_json_get(c, "versions_us");
+		const char *runs = astra_json_get_str(c, "runs");
+		char who[32] = "original";
+		for (j = 0; j < astra_json_len(vs); j++)
+			if (runs && !strcmp(runs, astra_json_str(astra_json_at(vs, j))))
+				snprintf(who, sizeof(who), "v%zu", j + 1);
+		printf("  %-*s  runs %-8s (", (int)w, astra_json_get_str(c, "shape"), who);
+		for (j = 0; j < astra_json_len(t); j++) {
+			if (j)
+				printf(", v%zu", j);
+			else
+				printf("original");
+			printf(" %.1f us", astra_json_num(astra_json_at(t, j), 0));
+		}
+		printf(")\n");
+	}
+}
+
 static void print_table(struct astra_json **rows, size_t n, const struct opts *o)
 {
 	size_t i;
@@ -498,6 +622,8 @@ static void print_table(struct astra_json **rows, size_t n, const struct opts *o
 		       !strcmp(status, "optimized") || !strcmp(status, "cached") ? (rules ? rules : status) : status,
 		       reason && strcmp(status, "optimized") ? ": " : "", reason && strcmp(status, "optimized") ? reason : "");
 	}
+	for (i = 0; i < n; i++)
+		print_winners(rows[i]);
 	if (wait >= 1)
 		printf("\nThe times include %.0f s in all spent waiting for the GPU while other kernels ran on it.\n", wait);
 	if (!o->gpu.present && !o->plan)

@@ -40,3 +40,16 @@ bench: all
 
 .PHONY: bench
 EXTRA_DIST += bench/run-suite bench/suite-report
+
+# On a GPU host: shape dispatch on silu_and_mul as the Astra paper's
+# starting kernel is written (bench/run-dispatch; doc/bench.md).
+bench-dispatch: all
+	builddir="$(abs_top_builddir)" $(SHELL) $(srcdir)/bench/run-dispatch -o $(srcdir)/bench/results
+
+# On any machine: what the per-launch choice costs on the host (bench/dispatch.sh).
+bench-dispatch-cpu: all testsuite/helpers/put-variant
+	builddir="$(abs_top_builddir)" NVCC="$(NVCC_PATH)" $(SHELL) $(srcdir)/bench/dispatch.sh \
+		$(srcdir)/bench/results/dispatch-choice.json
+
+.PHONY: bench-dispatch bench-dispatch-cpu
+EXTRA_DIST += bench/run-dispatch bench/dispatch bench/dispatch.sh

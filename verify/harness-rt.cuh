@@ -102,6 +102,17 @@ public:
 		}
 		return *this;
 	}
+	/* A number that must survive the trip exactly (a shape's size). */
+	Line &exact(const char *k, double v)
+	{
+		char tmp[64];
+		if (!std::isfinite(v))
+			return num(k, v);
+		key(k);
+		snprintf(tmp, sizeof(tmp), "%.17g", v);
+		s_ += tmp;
+		return *this;
+	}
 	Line &integer(const char *k, long long v)
 	{
 		char tmp[32];
@@ -387,6 +398,25 @@ struct Case {
 	double flops = 0;
 	double bytes = -1;  /* bytes(expr) of the pragma: what a launch moves, when the buffers overstate it */
 	std::string error;  /* set when the description itself is invalid */
+	/*
+	 * The case's value of each arithmetic scalar parameter: what a host
+	 * launcher can see of the shape, so that the loop can tell it which
+	 * variant won where (agents/select.h).
+	 */
+	std::vector<std::pair<std::string, double> > dims;
+
+	template <class V>
+	typename std::enable_if<std::is_arithmetic<V>::value || std::is_enum<V>::value>::type
+	dim(const char *name, const V &v)
+	{
+		dims.push_back(std::make_pair(std::string(name), (double)v));
+	}
+	/* A scalar the launcher cannot compare (a struct, a half): not a dimension. */
+	template <class V>
+	typename std::enable_if<!(std::is_arithmetic<V>::value || std::is_enum<V>::value)>::type
+	dim(const char *, const V &)
+	{
+	}
 
 	template <class E> void add(const char *name, long long count, bool output, bool is_const)
 	{
@@ -1985,6 +2015,11 @@ int Program::main(int argc, char **argv)
 			k.integer("case", (long long)ci).str("label", c.label).num("input_bytes", in)
 				.num("output_bytes", outb).num("flops", c.flops).str("tolerances", tols);
 			k.emit();
+			for (const std::pair<std::string, double> &d : c.dims) {
+				Line dl("dim");
+				dl.integer("case", (long long)ci).str("name", d.first).exact("value", d.second);
+				dl.emit();
+			}
 		}
 	}
 	if (sanitize_) {

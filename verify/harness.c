@@ -276,6 +276,10 @@ static int emit_case(struct gen *g, size_t ci, const struct astra_assign_set *ty
 	astra_buf_adds(g->out, "\t::astra_rt::Case astra_c;\n\tastra_c.label = ");
 	add_c_string(g->out, label.buf);
 	astra_buf_adds(g->out, ";\n");
+	/* What a host launcher sees of the shape: the scalar arguments (harness-rt keeps the arithmetic ones). */
+	for (i = 0; i < k->nr_params; i++)
+		if (!k->params[i].is_pointer && k->params[i].name && *k->params[i].name)
+			astra_buf_addf(g->out, "\tastra_c.dim(\"%s\", %s);\n", k->params[i].name, k->params[i].name);
 
 	for (i = 0; i < k->nr_params; i++) {
 		const struct astra_param *prm = &k->params[i];

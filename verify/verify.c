@@ -626,8 +626,10 @@ static void ensure_cases(struct vctx *c, size_t n)
 	c->res->bytes = xrealloc(c->res->bytes, n * sizeof(double));
 	c->res->flops = xrealloc(c->res->flops, n * sizeof(double));
 	c->res->baseline = xrealloc(c->res->baseline, n * sizeof(struct astra_case_result));
+	c->res->dims = xrealloc(c->res->dims, n * sizeof(struct astra_case_dims));
 	c->res->tolerances = xrealloc(c->res->tolerances, n * sizeof(char *));
 	for (i = c->res->nr_cases; i < n; i++) {
+		memset(&c->res->dims[i], 0, sizeof(struct astra_case_dims));
 		c->res->labels[i] = xstrdup("");
 		c->res->tolerances[i] = NULL;
 		c->res->bytes[i] = c->res->flops[i] = 0;
@@ -644,6 +646,33 @@ static void ensure_cases(struct vctx *c, size_t n)
 		}
 	}
 	c->res->nr_cases = n;
+}
+
+static void set_dim(struct astra_case_dims *d, const char *name, double v)
+{
+	size_t i;
+	for (i = 0; i < d->nr; i++)
+		if (!strcmp(d->names[i], name)) {
+			d->values[i] = v;
+			return;
+		}
+	d->names = xrealloc(d->names, (d->nr + 1) * sizeof(char *));
+	d->values = xrealloc(d->values, (d->nr + 1) * sizeof(double));
+	d->names[d->nr] = xstrdup(name);
+	d->values[d->nr++] = v;
+}
+
+int astra_verify_dim(const struct astra_verify_result *res, size_t ci, const char *name, double *value)
+{
+	size_t i;
+	if (!res->dims || ci >= res->nr_cases)
+		return 0;
+	for (i = 0; i < res->dims[ci].nr; i++)
+		if (!strcmp(res->dims[ci].names[i], name)) {
+			*value = res->dims[ci].values[i];
+			return 1;
+		}
+	return 0;
 }
 
 static struct astra_case_result *case_of(struct vctx *c, long cand, double ci)
@@ -852,6 +881,13 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 				free(c->res->tolerances[ci]);
 				c->res->tolerances[ci] = xstrdup(astra_json_get_str(e, "tolerances"));
 			}
+		} else if (!strcmp(ev, "dim")) {
+			/* Every run announces them: keep one value per name. */
+			long ci = (long)astra_json_get_num(e, "case", -1);
+			const char *name = astra_json_get_str(e, "name");
+			const struct astra_json *v = astra_json_get(e, "value");
+			if (ci >= 0 && (size_t)ci < c->res->nr_cases && name && astra_json_is_number(v))
+				set_dim(&c->res->dims[ci], name, astra_json_num(v, 0));
 		} else if (!strcmp(ev, "start")) {
 			if (astra_json_get_str(e, "distributions") && !c->res->distributions)
 				c->res->distributions = xstrdup(astra_json_get_str(e, "distributions"));
@@ -1698,9 +1734,17 @@ void astra_verify_result_release(struct astra_verify_result *res)
 	}
 	free(res->cands);
 	for (i = 0; i < res->nr_cases; i++) {
+		size_t j;
 		free(res->labels[i]);
 		free(res->tolerances ? res->tolerances[i] : NULL);
+		for (j = 0; res->dims && j < res->dims[i].nr; j++)
+			free(res->dims[i].names[j]);
+		if (res->dims) {
+			free(res->dims[i].names);
+			free(res->dims[i].values);
+		}
 	}
+	free(res->dims);
 	free(res->labels);
 	free(res->tolerances);
 	free(res->distributions);
@@ -1805,6 +1849,12 @@ char *astra_verify_result_json(const struct astra_verify_result *res, int pretty
 	for (i = 0; i < res->nr_cases; i++) {
 		o = astra_json_new_object();
 		astra_json_set_str(o, "label", res->labels[i]);
+		if (res->dims && res->dims[i].nr) {
+			struct astra_json *dj = astra_json_set_object(o, "dims");
+			size_t di;
+			for (di = 0; di < res->dims[i].nr; di++)
+				astra_json_set_num(dj, res->dims[i].names[di], res->dims[i].values[di]);
+		}
 		astra_json_set_num(o, "bytes", res->bytes[i]);
 		astra_json_set_num(o, "flops", res->flops[i]);
 		json_str_or_null(o, "tolerances", res->tolerances ? res->tolerances[i] : NULL);

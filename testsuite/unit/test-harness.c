@@ -133,6 +133,10 @@ static void test_generate(void)
 	CHECK(strstr(out.buf, "astra_c.add<T>(\"x\", (long long)(n), false, true);") != NULL);
 	CHECK(strstr(out.buf, "astra_c.range(\"x\", (double)(-4), (double)(4));") != NULL);
 	CHECK(strstr(out.buf, "float a = (float)(0.5f);") != NULL);
+	/* The scalar arguments, for the per-shape choice of variants. */
+	CHECK(strstr(out.buf, "astra_c.dim(\"n\", n);") != NULL);
+	CHECK(strstr(out.buf, "astra_c.dim(\"a\", a);") != NULL);
+	CHECK(strstr(out.buf, "astra_c.dim(\"x\"") == NULL);
 	CHECK(strstr(out.buf, "astra_c.label = \"T=__half n=7\";") != NULL);
 	CHECK(strstr(out.buf, "::astra_rt::Program astra_p(3);") != NULL);
 	CHECK(strstr(out.buf, "::astra_inst_1::astra_cases(astra_p);") != NULL);
