@@ -4,12 +4,15 @@
  *
  *   rules-apply [--kernel NAME] [--cc N] [--tu] [--check] FILE STEPS
  *   rules-apply [--kernel NAME] [--cc N] --plan FILE
+ *   rules-apply [--kernel NAME] --env FILE
  *
  * --tu prints the whole file with the kernel's definition replaced by the
  * variant and every types() set instantiated, ready for `nvcc -c`.
  * --check also runs the variant through astra_extract_candidate (the gate
  * every proposed variant passes before the verifier) and fails on its
- * reasons.  --plan prints the planner's first round.  Exit status: 0
+ * reasons.  --plan prints the planner's first round.  --env prints what
+ * extraction resolved of the kernel's environment (front/kernel.h: its
+ * macros, aliases, __device__ functions and constants).  Exit status: 0
  * applied, 1 declined or rejected, 2 usage or internal error.
  */
 #include "autoconfig.h"
@@ -20,13 +23,15 @@
 
 #include "lib/buf.h"
 #include "front/extract.h"
+#include "front/types.h"
 #include "rules/planner.h"
 #include "rules/rule.h"
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: rules-apply [--kernel NAME] [--cc N] [--tu] [--check] FILE STEPS\n"
-			"       rules-apply [--kernel NAME] [--cc N] --plan FILE\n");
+			"       rules-apply [--kernel NAME] [--cc N] --plan FILE\n"
+			"       rules-apply [--kernel NAME] --env FILE\n");
 }
 
 static void instantiate(const struct astra_kernel *k)
@@ -48,10 +53,43 @@ static void instantiate(const struct astra_kernel *k)
 	}
 }
 
+static void print_env(const struct astra_env *e)
+{
+	size_t i, j;
+	for (i = 0; i < e->nr_macros; i++) {
+		printf("macro %s", e->macros[i].name);
+		if (e->macros[i].function_like) {
+			printf("(");
+			for (j = 0; j < e->macros[i].nr_params; j++)
+				printf("%s%s", j ? ", " : "", e->macros[i].params[j]);
+			printf(")");
+		}
+		printf(" = %s\n", e->macros[i].body);
+	}
+	for (i = 0; i < e->nr_aliases; i++) {
+		char *r = astra_type_resolve(e, e->aliases[i].name);
+		printf("alias %s = %s (%s; resolves to %s, %d bytes)\n", e->aliases[i].name, e->aliases[i].type,
+		       e->aliases[i].how == ASTRA_ALIAS_TYPEDEF ? "typedef" :
+		       e->aliases[i].how == ASTRA_ALIAS_USING ? "using" : "macro", r,
+		       astra_type_size(e, e->aliases[i].name));
+		free(r);
+	}
+	for (i = 0; i < e->nr_funcs; i++) {
+		const struct astra_func *f = &e->funcs[i];
+		printf("function %s %s(", f->ret, f->name);
+		for (j = 0; j < f->nr_params; j++)
+			printf("%s%s %s", j ? ", " : "", f->params[j].type, f->params[j].name);
+		printf(")%s%s: %zu bytes of body\n", f->is_template ? " template" : "", f->overloaded ? " overloaded" : "",
+		       strlen(f->body));
+	}
+	for (i = 0; i < e->nr_consts; i++)
+		printf("constant %s %s = %s\n", e->consts[i].type, e->consts[i].name, e->consts[i].init);
+}
+
 int main(int argc, char **argv)
 {
 	const char *kname = NULL, *file = NULL, *steps = NULL;
-	int cc = 90, tu = 0, check = 0, plan = 0, i, ret;
+	int cc = 90, tu = 0, check = 0, plan = 0, env = 0, i, ret;
 	struct astra_tu unit;
 	const struct astra_kernel *k = NULL;
 	struct astra_variant v;
@@ -69,6 +107,8 @@ int main(int argc, char **argv)
 			check = 1;
 		else if (!strcmp(argv[i], "--plan"))
 			plan = 1;
+		else if (!strcmp(argv[i], "--env"))
+			env = 1;
 		else if (!file)
 			file = argv[i];
 		else if (!steps)
@@ -78,7 +118,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!file || (!steps && !plan)) {
+	if (!file || (!steps && !plan && !env)) {
 		usage();
 		return 2;
 	}
@@ -96,6 +136,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rules-apply: no annotated kernel %s in %s\n", kname ? kname : "at all", file);
 		astra_tu_release(&unit);
 		return 2;
+	}
+	if (env) {
+		print_env(&k->env);
+		astra_tu_release(&unit);
+		return 0;
 	}
 	if (plan) {
 		struct astra_vec p = ASTRA_VEC_INIT;
