@@ -2125,13 +2125,6 @@ static enum CXChildVisitResult visit_candidate(CXCursor c, CXCursor parent, CXCl
 	return CXChildVisit_Continue;
 }
 
-/* Names the launch expressions may use besides parameters and the variant's own. */
-static const char *const launch_names[] = {
-	"dim3", "min", "max", "std", "sizeof", "alignof", "static_cast", "reinterpret_cast", "const_cast",
-	"int", "unsigned", "long", "short", "char", "signed", "size_t", "float", "double", "bool", "true",
-	"false", "int32_t", "uint32_t", "int64_t", "uint64_t", "ptrdiff_t", "decltype", "constexpr",
-};
-
 /* Report identifiers of expression e that the launcher could not evaluate. */
 static void check_launch_expr(struct cand_check *K, size_t off, const char *what, const char *e,
 			      const struct astra_kernel *orig)
@@ -2169,8 +2162,8 @@ static void check_launch_expr(struct cand_check *K, size_t off, const char *what
 			ok = strlen(orig->params[i].name) == n && !memcmp(orig->params[i].name, p, n);
 		for (i = 0; !ok && i < orig->nr_tmpl; i++)
 			ok = strlen(orig->tmpl_params[i]) == n && !memcmp(orig->tmpl_params[i], p, n);
-		for (i = 0; !ok && i < ARRAY_SIZE(launch_names); i++)
-			ok = strlen(launch_names[i]) == n && !memcmp(launch_names[i], p, n);
+		if (!ok)
+			ok = astra_launch_name(p, n);
 		for (i = 0; !ok && i < K->names.nr; i++)
 			ok = strlen(K->names.v[i]) == n && !memcmp(K->names.v[i], p, n);
 		if (!ok)

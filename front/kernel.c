@@ -139,6 +139,20 @@ void astra_tu_release(struct astra_tu *tu)
 	memset(tu, 0, sizeof(*tu));
 }
 
+int astra_launch_name(const char *name, size_t len)
+{
+	static const char *const names[] = {
+		"dim3", "min", "max", "std", "sizeof", "alignof", "static_cast", "reinterpret_cast", "const_cast",
+		"int", "unsigned", "long", "short", "char", "signed", "size_t", "float", "double", "bool", "true",
+		"false", "int32_t", "uint32_t", "int64_t", "uint64_t", "ptrdiff_t", "decltype", "constexpr",
+	};
+	size_t i;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && !memcmp(names[i], name, len))
+			return 1;
+	return 0;
+}
+
 const struct astra_kernel *astra_tu_kernel(const struct astra_tu *tu, const char *name)
 {
 	size_t i;

@@ -205,6 +205,13 @@ struct astra_tu {
 };
 
 void astra_tu_release(struct astra_tu *tu);
+
+/*
+ * Is name[0, len) one of the few names a variant's launch expressions may
+ * use besides parameters (dim3, min, max, sizeof, casts to integer types,
+ * ...), which a generated host launcher can evaluate?
+ */
+int astra_launch_name(const char *name, size_t len);
 const struct astra_kernel *astra_tu_kernel(const struct astra_tu *tu, const char *name);
 
 #endif

@@ -20,8 +20,13 @@ char *astra_type_bare(const char *type)
 			const char *q = p;
 			while (isalnum((unsigned char)*q) || *q == '_' || *q == ':')
 				q++;
-			if (!((q - p == 5 && !memcmp(p, "const", 5)) || (q - p == 8 && !memcmp(p, "volatile", 8)) ||
-			      (q - p == 12 && !memcmp(p, "__restrict__", 12)) || (q - p == 10 && !memcmp(p, "__restrict", 10))))
+			static const char *const drop[] = { "const", "volatile", "__restrict__", "__restrict", "__shared__",
+							    "static", "register", "constexpr", NULL };
+			const char *const *w;
+			for (w = drop; *w; w++)
+				if ((size_t)(q - p) == strlen(*w) && !memcmp(p, *w, (size_t)(q - p)))
+					break;
+			if (!*w)
 				astra_buf_add(&b, p, (size_t)(q - p));
 			p = q;
 			continue;

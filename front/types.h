@@ -12,7 +12,7 @@
 
 #include "front/kernel.h"
 
-/* type without const/volatile/__restrict__ and blanks: "const unsigned int" -> "unsignedint"; malloc'd. */
+/* type without const/volatile/__restrict__, __shared__/static and blanks: "const unsigned int" -> "unsignedint"; malloc'd. */
 char *astra_type_bare(const char *type);
 
 /* Size in bytes of a builtin type in bare spelling ("float", "__half", "unsignedint", "std::int64_t"); 0: unknown. */

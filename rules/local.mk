@@ -6,6 +6,7 @@ libastra_a_SOURCES += \
 	rules/helpers.c rules/helpers.h \
 	rules/engine.c rules/rule.h \
 	rules/registry.c \
+	rules/canon.c rules/canon.h \
 	rules/chunk.c rules/chunk.h \
 	rules/r-vectorize.c \
 	rules/r-elems.c \

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "front/lex.h"
 #include "rules/facts.h"
 #include "rules/helpers.h"
 #include "rules/rule.h"
@@ -143,8 +144,13 @@ static int tree_loop(struct wr *w, const struct astra_stmt *s, const char *sd)
 		return -1;
 	}
 	var = astra_syn_tokstr(syn, d[0].name);
-	/* start: blockDim.x / 2, blockDim.x >> 1, or a literal */
+	/* start: blockDim.x / 2, blockDim.x >> 1, or a constant (128, BLOCK / 2 once expanded) */
 	lit = literal(w, d[0].init0, d[0].init1);
+	if (lit < 0) {
+		long long c;
+		if (astra_facts_const_int(&w->f, astra_syn_expr(w->syn, d[0].init0, d[0].init1), &c) == 0 && c > 0)
+			lit = (long)c;
+	}
 	if (lit < 0) {
 		struct astra_expr *init = astra_syn_expr(w->syn, d[0].init0, d[0].init1);
 		if (!init || init->kind != EX_BINARY || astra_facts_tix(&w->f, init->a) != TIX_BDIM ||
@@ -221,6 +227,22 @@ static char *shared_elem(struct wr *w, size_t t)
 	}
 }
 
+/* `#pragma unroll` (with or without a count) */
+static int is_unroll_pragma(struct wr *w, const struct astra_stmt *s)
+{
+	struct astra_lexed lx;
+	const char *t = w->syn->text + w->syn->toks[s->t0].off;
+	size_t n = w->syn->toks[s->t0].len;
+	int r;
+	if (astra_lex(t + 1, n - 1, 0, &lx) < 0) {
+		astra_lexed_release(&lx);
+		return 0;
+	}
+	r = lx.nr >= 2 && astra_lex_is(t + 1, &lx.toks[0], "pragma") && astra_lex_is(t + 1, &lx.toks[1], "unroll");
+	astra_lexed_release(&lx);
+	return r;
+}
+
 static int visit_block(struct astra_stmt *blk, void *data)
 {
 	struct wr *w = data;
@@ -231,7 +253,13 @@ static int visit_block(struct astra_stmt *blk, void *data)
 		struct astra_stmt *s1 = blk->kids[i], *s3 = blk->kids[i + 2];
 		struct astra_expr *e;
 		char *sd, *elem, *tid, *val;
-		int comb;
+		int comb, skip = 2;
+		/* a `#pragma unroll` on the tree's loop goes with it */
+		if (s3->kind == STMT_PP && i + 3 < blk->nr_kids && blk->kids[i + 3]->kind == STMT_FOR &&
+		    is_unroll_pragma(w, s3)) {
+			s3 = blk->kids[i + 3];
+			skip = 3;
+		}
 		if (s1->kind != STMT_EXPR || !is_sync(w, blk->kids[i + 1]) || s3->kind != STMT_FOR)
 			continue;
 		e = astra_syn_expr(w->syn, s1->a0, s1->a1);
@@ -260,7 +288,7 @@ static int visit_block(struct astra_stmt *blk, void *data)
 		free(elem);
 		free(tid);
 		free(val);
-		i += 2;
+		i += skip;
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "rules/canon.h"
 #include "rules/facts.h"
 #include "rules/helpers.h"
 #include "rules/rowmap.h"
@@ -801,6 +802,9 @@ int astra_rowmap_apply(struct astra_rk *rk, int warp, struct astra_buf *why)
 	m.rk = rk;
 	m.warp = warp;
 	m.why = why;
+	/* a row's maximum written `if (x > m) m = x;` is the fmaxf the combining reads */
+	if (astra_canon_minmax(rk) < 0)
+		return -1;
 	if (astra_facts_build(&m.f, rk) < 0) {
 		astra_buf_adds(why, "the kernel could not be parsed");
 		return 0;

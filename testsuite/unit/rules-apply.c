@@ -5,6 +5,7 @@
  *   rules-apply [--kernel NAME] [--cc N] [--tu] [--check] FILE STEPS
  *   rules-apply [--kernel NAME] [--cc N] --plan FILE
  *   rules-apply [--kernel NAME] --env FILE
+ *   rules-apply [--kernel NAME] --canon FILE
  *
  * --tu prints the whole file with the kernel's definition replaced by the
  * variant and every types() set instantiated, ready for `nvcc -c`.
@@ -12,7 +13,8 @@
  * every proposed variant passes before the verifier) and fails on its
  * reasons.  --plan prints the planner's first round.  --env prints what
  * extraction resolved of the kernel's environment (front/kernel.h: its
- * macros, aliases, __device__ functions and constants).  Exit status: 0
+ * macros, aliases, __device__ functions and constants).  --canon prints
+ * the kernel in the rules' wording (rules/canon.h) and what changed.  Exit status: 0
  * applied, 1 declined or rejected, 2 usage or internal error.
  */
 #include "autoconfig.h"
@@ -24,6 +26,7 @@
 #include "lib/buf.h"
 #include "front/extract.h"
 #include "front/types.h"
+#include "rules/canon.h"
 #include "rules/planner.h"
 #include "rules/rule.h"
 
@@ -31,7 +34,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: rules-apply [--kernel NAME] [--cc N] [--tu] [--check] FILE STEPS\n"
 			"       rules-apply [--kernel NAME] [--cc N] --plan FILE\n"
-			"       rules-apply [--kernel NAME] --env FILE\n");
+			"       rules-apply [--kernel NAME] --env FILE\n"
+			"       rules-apply [--kernel NAME] --canon FILE\n");
 }
 
 static void instantiate(const struct astra_kernel *k)
@@ -89,7 +93,7 @@ static void print_env(const struct astra_env *e)
 int main(int argc, char **argv)
 {
 	const char *kname = NULL, *file = NULL, *steps = NULL;
-	int cc = 90, tu = 0, check = 0, plan = 0, env = 0, i, ret;
+	int cc = 90, tu = 0, check = 0, plan = 0, env = 0, canon = 0, i, ret;
 	struct astra_tu unit;
 	const struct astra_kernel *k = NULL;
 	struct astra_variant v;
@@ -109,6 +113,8 @@ int main(int argc, char **argv)
 			plan = 1;
 		else if (!strcmp(argv[i], "--env"))
 			env = 1;
+		else if (!strcmp(argv[i], "--canon"))
+			canon = 1;
 		else if (!file)
 			file = argv[i];
 		else if (!steps)
@@ -118,7 +124,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!file || (!steps && !plan && !env)) {
+	if (!file || (!steps && !plan && !env && !canon)) {
 		usage();
 		return 2;
 	}
@@ -141,6 +147,23 @@ int main(int argc, char **argv)
 		print_env(&k->env);
 		astra_tu_release(&unit);
 		return 0;
+	}
+	if (canon) {
+		struct astra_rk rk;
+		struct astra_buf notes = ASTRA_BUF_INIT;
+		astra_rk_init(&rk, k, cc);
+		ret = astra_canon(&rk, &notes);
+		if (tu) {
+			fwrite(unit.text, 1, k->start, stdout);
+			fputs(rk.text, stdout);
+			fputs(unit.text + k->end, stdout);
+		} else {
+			printf("%s\n/* %d rewrites:\n%s*/\n", rk.text, ret, notes.buf ? notes.buf : "");
+		}
+		astra_buf_release(&notes);
+		astra_rk_release(&rk);
+		astra_tu_release(&unit);
+		return ret < 0 ? 2 : 0;
 	}
 	if (plan) {
 		struct astra_vec p = ASTRA_VEC_INIT;

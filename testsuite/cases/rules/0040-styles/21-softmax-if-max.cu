@@ -1,7 +1,7 @@
-// style: the row maximum as a conditional expression, index as size_t
+// style: the row maximum written with if
 // expect: block-per-row warp-per-row
-// expect-text: block-per-row _bred_max(m)
-// expect-text: warp-per-row _wred_max(m)
+// expect-text: block-per-row _bred_fmaxf(m)
+// expect-text: warp-per-row _wred_fmaxf(m)
 #pragma astra shapes(rows=256, cols=1024) shapes(rows=7, cols=1000)
 #pragma astra buffers(out[rows*cols], x[rows*cols])
 #pragma astra outputs(out)
@@ -11,15 +11,16 @@
 #pragma astra noalias
 __global__ void softmax_rows(float *out, const float *x, int rows, int cols)
 {
-	size_t row = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	int row = blockIdx.x * blockDim.x + threadIdx.x;
 	if (row >= rows)
 		return;
-	const float *xr = x + row * cols;
-	float *outr = out + row * cols;
+	const float *xr = x + (size_t)row * cols;
+	float *outr = out + (size_t)row * cols;
 
 	float m = -INFINITY;
 	for (int i = 0; i < cols; i++)
-		m = xr[i] > m ? xr[i] : m;
+		if (xr[i] > m)
+			m = xr[i];
 	float sum = 0.0f;
 	for (int i = 0; i < cols; i++)
 		sum += expf(xr[i] - m);
