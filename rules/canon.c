@@ -151,41 +151,34 @@ static char *indent_at(const char *text, size_t off)
 	return xstrndup(text + ls, e - ls);
 }
 
-/*
- * text (several lines) re-indented: its lines' common indentation becomes
- * ind; the first line is not indented (it follows text already written).
- */
+/* text (several lines) re-indented: its lines' common indentation becomes ind. */
 static void add_reindented(struct astra_buf *b, const char *text, const char *ind)
 {
 	size_t common = (size_t)-1;
 	const char *p = text;
-	int first = 1;
-	/* the common indentation of the lines after the first (the first starts where the text started) */
-	while ((p = strchr(p, '\n')) != NULL) {
+	for (;;) {
 		size_t n = 0;
-		p++;
 		while (p[n] == ' ' || p[n] == '\t')
 			n++;
 		if (p[n] && p[n] != '\n' && n < common)
 			common = n;
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
 	}
 	if (common == (size_t)-1)
 		common = 0;
 	p = text;
 	while (*p) {
 		const char *e = strchr(p, '\n');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (!first) {
-			size_t skip = 0;
-			while (skip < common && skip < n && (p[skip] == ' ' || p[skip] == '\t'))
-				skip++;
-			if (n > skip)
-				astra_buf_adds(b, ind);
+		size_t n = e ? (size_t)(e - p) : strlen(p), skip = 0;
+		while (skip < common && skip < n && (p[skip] == ' ' || p[skip] == '\t'))
+			skip++;
+		if (n > skip) {
+			astra_buf_adds(b, ind);
 			astra_buf_add(b, p + skip, n - skip);
-		} else {
-			astra_buf_add(b, p, n);
 		}
-		first = 0;
 		if (!e)
 			break;
 		astra_buf_addch(b, '\n');
@@ -545,7 +538,10 @@ static int stmt_form_site(const struct astra_syn *syn, struct astra_stmt *s, str
 {
 	struct astra_decl *d = NULL;
 	size_t nd;
-	if (!s->parent || s->parent->kind != STMT_BLOCK || conditional(syn, call))
+	/* in a block, or the body of a loop or an if (then wrapped in braces) */
+	if (!s->parent || conditional(syn, call) ||
+	    !(s->parent->kind == STMT_BLOCK || s->parent->kind == STMT_FOR || s->parent->kind == STMT_WHILE ||
+	      s->parent->kind == STMT_DO || s->parent->kind == STMT_IF))
 		return 0;
 	if (s->kind == STMT_EXPR)
 		return 1;
@@ -610,7 +606,9 @@ static int inline_one(struct cn *C, struct astra_facts *f, struct astra_stmt *s,
 		 * }
 		 * the statement, the call replaced by astra_rN
 		 */
-		char *ind = indent_at(C->rk->text, astra_syn_off(syn, s->t0));
+		int wrap = s->parent->kind != STMT_BLOCK;
+		char *ind0 = indent_at(C->rk->text, astra_syn_off(syn, s->t0));
+		char *ind = wrap ? xasprintf("%s\t", ind0) : xstrdup(ind0);
 		char *ind1 = xasprintf("%s\t", ind);
 		char *res = strcmp(fn->ret, "void") ? fresh(C, "astra_r") : NULL;
 		char **bn = xcalloc(np + 1, sizeof(char *)), **bv = xcalloc(np + 1, sizeof(char *));
@@ -678,7 +676,9 @@ static int inline_one(struct cn *C, struct astra_facts *f, struct astra_stmt *s,
 			if (st == h.ret) {
 				if (res) {
 					char *x = astra_syn_text(hs, st->a0 + 1, st->a1);
-					astra_buf_addf(&body, "%s = %s;", res, x);
+					char *ri = indent_at(hs->text, astra_syn_off(hs, st->t0));
+					astra_buf_addf(&body, "%s%s = %s;", ri, res, x);
+					free(ri);
 					free(x);
 				}
 			} else {
@@ -695,7 +695,6 @@ static int inline_one(struct cn *C, struct astra_facts *f, struct astra_stmt *s,
 		{
 			char *bt = astra_buf_detach(&body, NULL), *sub;
 			sub = subst_names(bt, bn, bv, nb);
-			astra_buf_adds(&b, ind1);
 			add_reindented(&b, sub, ind1);
 			free(bt);
 			free(sub);
@@ -703,19 +702,25 @@ static int inline_one(struct cn *C, struct astra_facts *f, struct astra_stmt *s,
 		while (b.len && (b.buf[b.len - 1] == '\n' || b.buf[b.len - 1] == '\t' || b.buf[b.len - 1] == ' '))
 			b.len--;
 		b.buf[b.len] = '\0';
-		astra_buf_addf(&b, "\n%s}\n%s", ind, ind);
+		astra_buf_addf(&b, "\n%s}", ind);
 		if (!res && s->kind == STMT_EXPR && s->a0 == call->t0 && s->a1 == call->t1) {
 			/* a void call alone: the block replaces the statement */
-			while (b.len && b.buf[b.len - 1] != '}')
-				b.len--;
-			b.buf[b.len] = '\0';
-			astra_syn_edit_owned(&e, astra_syn_off(syn, s->t0), astra_syn_end(syn, s->t1 - 1),
-					      astra_buf_detach(&b, NULL));
 		} else {
-			astra_syn_edit_owned(&e, astra_syn_off(syn, s->t0), astra_syn_off(syn, s->t0),
-					      astra_buf_detach(&b, NULL));
-			astra_syn_edit(&e, astra_syn_off(syn, call->t0), astra_syn_end(syn, call->t1 - 1), res ? res : "(void)0");
+			/* then the statement, the call replaced by the result */
+			struct astra_syn_edits ce = { NULL, 0, 0 };
+			astra_buf_addf(&b, "\n%s", ind);
+			astra_syn_edit(&ce, astra_syn_off(syn, call->t0), astra_syn_end(syn, call->t1 - 1), res ? res : "(void)0");
+			astra_syn_apply(C->rk->text, astra_syn_off(syn, s->t0), astra_syn_end(syn, s->t1 - 1), &ce, &b);
+			astra_syn_edits_release(&ce);
 		}
+		if (wrap) {
+			/* the body of a loop or an if: one statement, so a block */
+			struct astra_buf w = ASTRA_BUF_INIT;
+			astra_buf_addf(&w, "{\n%s%s\n%s}", ind, b.buf, ind0);
+			astra_buf_release(&b);
+			b = w;
+		}
+		astra_syn_edit_owned(&e, astra_syn_off(syn, s->t0), astra_syn_end(syn, s->t1 - 1), astra_buf_detach(&b, NULL));
 		for (i = 0; i < nb; i++) {
 			free(bn[i]);
 			free(bv[i]);
@@ -723,6 +728,7 @@ static int inline_one(struct cn *C, struct astra_facts *f, struct astra_stmt *s,
 		free(bn);
 		free(bv);
 		free(res);
+		free(ind0);
 		free(ind);
 		free(ind1);
 		r = e.nr ? 1 : 0;
@@ -984,23 +990,27 @@ static int pass_guard(struct cn *C)
 			}
 			continue;
 		}
-		/* if (C) { BODY } as the last statement: if (!C) return; BODY */
-		if (i + 1 == body->nr_kids && g->nr_kids == 1 && g->kids[0]->kind == STMT_BLOCK) {
+		/* if (C) { BODY } (or if (C) STMT) as the last statement: if (!C) return; BODY */
+		if (i + 1 == body->nr_kids && g->nr_kids == 1 && g->kids[0]->kind != STMT_RETURN) {
 			struct astra_stmt *blk = g->kids[0];
+			struct astra_stmt *first = blk->kind == STMT_BLOCK ? (blk->nr_kids ? blk->kids[0] : NULL) : blk;
+			struct astra_stmt *last = blk->kind == STMT_BLOCK ? (blk->nr_kids ? blk->kids[blk->nr_kids - 1] : NULL) : blk;
 			char *neg = negate(syn, c), *ind;
 			struct astra_buf b = ASTRA_BUF_INIT;
 			size_t from, to, o;
-			if (!neg || !blk->nr_kids) {
+			if (!neg || !first || astra_syn_find(syn, blk->t0, blk->t1, "return") != NONE) {
 				free(neg);
 				goto next;
 			}
 			ind = indent_at(rk->text, astra_syn_off(syn, g->t0));
 			astra_buf_addf(&b, "if (%s)\n%s\treturn;\n", neg, ind);
 			/* the block's lines, one level less indented */
-			from = astra_syn_off(syn, blk->kids[0]->t0);
+			from = astra_syn_off(syn, first->t0);
+			if (blk->kind != STMT_BLOCK && astra_syn_off(syn, g->t0) >= from - (from > 0))
+				goto next_free; /* the statement is on the if's line */
 			while (from > 0 && rk->text[from - 1] != '\n')
 				from--;
-			to = astra_syn_end(syn, blk->kids[blk->nr_kids - 1]->t1 - 1);
+			to = astra_syn_end(syn, last->t1 - 1);
 			for (o = from; o < to;) {
 				const char *nl = memchr(rk->text + o, '\n', to - o);
 				size_t le = nl ? (size_t)(nl - rk->text) : to, st = o, n = 0;
@@ -1016,6 +1026,11 @@ static int pass_guard(struct cn *C)
 			}
 			/* the text before the first statement's line began with the if's own indentation */
 			astra_syn_edit_owned(&e, astra_syn_off(syn, g->t0), astra_syn_end(syn, g->t1 - 1), astra_buf_detach(&b, NULL));
+			free(neg);
+			free(ind);
+			goto next;
+		next_free:
+			astra_buf_release(&b);
 			free(neg);
 			free(ind);
 		}
@@ -1330,7 +1345,8 @@ int astra_canon(struct astra_rk *rk, struct astra_buf *notes)
 	memset(&C, 0, sizeof(C));
 	C.rk = rk;
 	C.notes = notes;
-	if (pass_macros(&C) < 0 || pass_consts(&C) < 0 || pass_inline(&C) < 0 || pass_index(&C) < 0 ||
+	if (pass_macros(&C) < 0 || pass_consts(&C) < 0 || pass_inline(&C) < 0 || pass_macros(&C) < 0 ||
+	    pass_consts(&C) < 0 || pass_index(&C) < 0 ||
 	    pass_guard(&C) < 0 || pass_while(&C) < 0 || pass_stride(&C) < 0 || pass_minmax(&C) < 0)
 		return -1;
 	if (notes)

@@ -586,7 +586,8 @@ const struct astra_param *astra_facts_pointer(const struct astra_facts *f, const
 	if (!init)
 		return NULL;
 	e = init;
-	while (e->kind == EX_PAREN)
+	/* through parentheses and casts to a pointer type (an inlined helper's return) */
+	while (e->kind == EX_PAREN || (e->kind == EX_CAST && astra_syn_find(f->syn, e->ty0, e->ty1, "*") != (size_t)-1))
 		e = e->a;
 	ptr_depth++;
 	if (e->kind == EX_IDENT && e->t1 == e->t0 + 1) {
@@ -602,6 +603,8 @@ const struct astra_param *astra_facts_pointer(const struct astra_facts *f, const
 			while (base->kind == EX_PAREN)
 				base = base->a;
 		}
+		while (idx->kind == EX_PAREN && idx->a)
+			idx = idx->a;
 		if (base->kind == EX_IDENT && base->t1 == base->t0 + 1) {
 			r = astra_facts_pointer(f, f->syn->text + f->syn->toks[base->t0].off, f->syn->toks[base->t0].len, &inner);
 			off = astra_syn_text(f->syn, idx->t0, idx->t1);

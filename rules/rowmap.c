@@ -199,6 +199,10 @@ static int comb_of_call(struct rm *m, const struct astra_expr *call)
 	for (i = 0; i < ARRAY_SIZE(fns); i++)
 		if (astra_syn_is(m->syn, call->a->t0, fns[i].fn))
 			return fns[i].c;
+	/* fmax/fmin of floats are fmaxf/fminf (their float overloads) */
+	if ((astra_syn_is(m->syn, call->a->t0, "fmax") || astra_syn_is(m->syn, call->a->t0, "fmin")) &&
+	    astra_facts_type(&m->f, call->args[0]) == TY_FLOAT && astra_facts_type(&m->f, call->args[1]) == TY_FLOAT)
+		return astra_syn_is(m->syn, call->a->t0, "fmax") ? COMBINE_FMAXF : COMBINE_FMINF;
 	return -1;
 }
 
