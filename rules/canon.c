@@ -32,7 +32,7 @@ struct cn {
 
 enum {
 	DID_MACRO = 1 << 0, DID_CONST = 1 << 1, DID_INLINE = 1 << 2, DID_INDEX = 1 << 3, DID_GUARD = 1 << 4,
-	DID_WHILE = 1 << 5, DID_STRIDE = 1 << 6, DID_MINMAX = 1 << 7,
+	DID_WHILE = 1 << 5, DID_STRIDE = 1 << 6, DID_MINMAX = 1 << 7, DID_ELSE = 1 << 8,
 };
 
 /* ------------------------------------------------------------ utilities */
@@ -1051,6 +1051,53 @@ static int pass_guard(struct cn *C)
 	}
 }
 
+/* ------------------------------------------------------------ early returns */
+
+/*
+ * `if (C) { A; return; } REST` at the kernel's top level, REST the rest of
+ * the kernel: `if (C) { A; } else { REST }` (a body that runs element by
+ * element must not return from the middle).  Not the bounds check
+ * `if (i >= n) return;` (nothing before its return).
+ */
+static int pass_else(struct cn *C)
+{
+	struct astra_rk *rk = C->rk;
+	struct astra_syn *syn;
+	struct astra_stmt *body;
+	struct astra_syn_edits e = { NULL, 0, 0 };
+	size_t i;
+	if (astra_rk_parse(rk) < 0)
+		return 0;
+	syn = &rk->syn;
+	body = syn->body;
+	for (i = 0; i + 1 < body->nr_kids; i++) {
+		struct astra_stmt *g = body->kids[i], *blk, *ret;
+		char *ind;
+		size_t o, from, to;
+		if (g->kind != STMT_IF || g->nr_kids != 1 || (blk = g->kids[0])->kind != STMT_BLOCK || blk->nr_kids < 2 ||
+		    (ret = blk->kids[blk->nr_kids - 1])->kind != STMT_RETURN || ret->t1 != ret->t0 + 2 ||
+		    astra_syn_find(syn, blk->t0, ret->t0, "return") != NONE)
+			continue;
+		ind = indent_at(rk->text, astra_syn_off(syn, g->t0));
+		astra_edit_delete(rk->text, astra_syn_off(syn, ret->t0), astra_syn_end(syn, ret->t1 - 1), &e);
+		from = astra_syn_off(syn, body->kids[i + 1]->t0);
+		to = astra_syn_end(syn, body->kids[body->nr_kids - 1]->t1 - 1);
+		astra_syn_edit_owned(&e, astra_syn_end(syn, g->t1 - 1), astra_syn_end(syn, g->t1 - 1), xstrdup(" else {"));
+		/* the rest one level deeper */
+		o = from;
+		while (o > 0 && rk->text[o - 1] != '\n')
+			o--;
+		astra_syn_edit(&e, o, o, "\t");
+		for (; o < to; o++)
+			if (rk->text[o] == '\n' && o + 1 < to && rk->text[o + 1] != '\n')
+				astra_syn_edit(&e, o + 1, o + 1, "\t");
+		astra_syn_edit_owned(&e, to, to, xasprintf("\n%s}", ind));
+		free(ind);
+		break;
+	}
+	return apply_edits(C, &e, DID_ELSE);
+}
+
 /* ------------------------------------------------------------ while loops */
 
 static int is_continue_of(struct astra_stmt *s, void *data)
@@ -1339,6 +1386,7 @@ int astra_canon(struct astra_rk *rk, struct astra_buf *notes)
 		{ DID_GUARD, "the bounds check made an early return" }, { DID_WHILE, "while loops made for loops" },
 		{ DID_STRIDE, "the block size's value as a stride made blockDim.x" },
 		{ DID_MINMAX, "maxima and minima written with if or ?: made fmaxf/fminf/max/min" },
+		{ DID_ELSE, "an early return in an if made an else" },
 	};
 	struct cn C;
 	size_t i;
@@ -1347,7 +1395,8 @@ int astra_canon(struct astra_rk *rk, struct astra_buf *notes)
 	C.notes = notes;
 	if (pass_macros(&C) < 0 || pass_consts(&C) < 0 || pass_inline(&C) < 0 || pass_macros(&C) < 0 ||
 	    pass_consts(&C) < 0 || pass_index(&C) < 0 ||
-	    pass_guard(&C) < 0 || pass_while(&C) < 0 || pass_stride(&C) < 0 || pass_minmax(&C) < 0)
+	    pass_guard(&C) < 0 || pass_else(&C) < 0 || pass_while(&C) < 0 || pass_stride(&C) < 0 ||
+	    pass_minmax(&C) < 0)
 		return -1;
 	if (notes)
 		for (i = 0; i < ARRAY_SIZE(kinds); i++)

@@ -20,6 +20,7 @@
  *     blockDim.x; i += threadIdx.x;`) into one declaration;
  *   - a body under `if (i < n) { ... }` into `if (i >= n) return; ...`,
  *     and `if (n <= i) return;` into `if (i >= n) return;`;
+ *   - `if (C) { A; return; } REST` into `if (C) { A; } else { REST }`;
  *   - a `while` loop over a stride into a `for` loop;
  *   - a stride written as the block size's value (`j += 256` where every
  *     launch has 256 threads) into `blockDim.x`;

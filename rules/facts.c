@@ -312,6 +312,9 @@ static int tix_of(const struct astra_facts *f, const struct astra_expr *e)
 		if (a == TIX_GTID && ((astra_syn_is(syn, e->op, ">>") && e->b->kind == EX_LIT && astra_syn_is(syn, e->b->t0, "5")) ||
 				      (astra_syn_is(syn, e->op, "/") && b == TIX_WARP)))
 			return TIX_GWARP;
+		if (a == TIX_TID && ((astra_syn_is(syn, e->op, ">>") && e->b->kind == EX_LIT && astra_syn_is(syn, e->b->t0, "5")) ||
+				     (astra_syn_is(syn, e->op, "/") && b == TIX_WARP)))
+			return TIX_WID;
 		return TIX_NONE;
 	default:
 		return TIX_NONE;

@@ -62,6 +62,7 @@ enum astra_tix {
 	TIX_LANE,    /* threadIdx.x % 32, threadIdx.x & 31 */
 	TIX_WARP,    /* 32, warpSize */
 	TIX_GWARP,   /* the global warp index: (blockIdx.x * blockDim.x + threadIdx.x) >> 5 or / 32 */
+	TIX_WID,     /* the warp's index in its block: threadIdx.x >> 5 or / 32 */
 };
 /* Classify e, looking through casts, parentheses and set-once locals. */
 enum astra_tix astra_facts_tix(const struct astra_facts *f, const struct astra_expr *e);

@@ -37,6 +37,7 @@
 #include "rules/facts.h"
 #include "rules/helpers.h"
 #include "rules/rule.h"
+#include "rules/trees.h"
 
 #define NONE ((size_t)-1)
 
@@ -44,6 +45,7 @@ struct wr {
 	struct astra_rk *rk;
 	struct astra_facts f;
 	struct astra_syn *syn;
+	int warp_rows;             /* a warp per row (trees.h): shuffles over the warp, per-warp arrays */
 	struct astra_syn_edits edits;
 	unsigned helpers;
 	int count;
@@ -278,11 +280,23 @@ static int visit_block(struct astra_stmt *blk, void *data)
 		}
 		tid = astra_syn_text(w->syn, e->a->b->t0, e->a->b->t1);
 		val = astra_syn_text(w->syn, e->b->t0, e->b->t1);
-		astra_syn_edit_owned(&w->edits, astra_syn_off(w->syn, s1->t0), astra_syn_end(w->syn, s3->t1 - 1),
-				      xasprintf("{\n\t\t%s astra_r = astra_" ASTRA_SFX "_bred_%s<%s>((%s)(%s), true);\n"
-						"\t\tif (%s == 0)\n\t\t\t%s[0] = astra_r;\n\t}\n\t__syncthreads();",
-						elem, astra_combine_name((enum astra_combine)comb), elem, elem, val, tid, sd));
-		w->helpers |= HELPER_BLOCK_OF(comb);
+		if (w->warp_rows) {
+			const struct astra_local *l = astra_facts_local_tok(&w->f, e->a->a->t0);
+			char *dim = astra_syn_text(w->syn, l->d.dim0, l->d.dim1);
+			astra_syn_edit_owned(&w->edits, astra_syn_off(w->syn, s1->t0), astra_syn_end(w->syn, s3->t1 - 1),
+					      xasprintf("{\n\t\t%s astra_r = astra_" ASTRA_SFX "_wred_%s<%s>((%s)(%s));\n"
+							"\t\tif (astra_lane == 0)\n\t\t\t%s[astra_w * (%s)] = astra_r;\n\t}\n"
+							"\t__syncwarp();",
+							elem, astra_combine_name((enum astra_combine)comb), elem, elem, val, sd, dim));
+			free(dim);
+			w->helpers |= HELPER_WARP_OF(comb);
+		} else {
+			astra_syn_edit_owned(&w->edits, astra_syn_off(w->syn, s1->t0), astra_syn_end(w->syn, s3->t1 - 1),
+					      xasprintf("{\n\t\t%s astra_r = astra_" ASTRA_SFX "_bred_%s<%s>((%s)(%s), true);\n"
+							"\t\tif (%s == 0)\n\t\t\t%s[0] = astra_r;\n\t}\n\t__syncthreads();",
+							elem, astra_combine_name((enum astra_combine)comb), elem, elem, val, tid, sd));
+			w->helpers |= HELPER_BLOCK_OF(comb);
+		}
 		w->count++;
 		free(sd);
 		free(elem);
@@ -331,6 +345,23 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	astra_syn_edits_release(&w.edits);
 	rk->helpers |= w.helpers;
 	return 1;
+}
+
+int astra_trees_warp_rows(struct astra_rk *rk, struct astra_syn_edits *edits, unsigned *helpers)
+{
+	struct wr w;
+	memset(&w, 0, sizeof(w));
+	w.rk = rk;
+	w.warp_rows = 1;
+	if (astra_facts_build(&w.f, rk) < 0)
+		return -1;
+	w.syn = &rk->syn;
+	astra_syn_walk(rk->syn.body, visit_block, &w);
+	astra_facts_release(&w.f);
+	astra_buf_release(&w.detail);
+	*edits = w.edits;
+	*helpers |= w.helpers;
+	return w.count;
 }
 
 const struct astra_rule astra_rule_warp_reduce = {

@@ -51,6 +51,12 @@ struct astra_rk {
 enum astra_rule_flags {
 	RULE_GEOMETRY = 1 << 0, /* may give the variant its own launch geometry */
 	RULE_SWEEP = 1 << 1,    /* takes an argument; args() lists the values worth trying */
+	/*
+	 * Not in the default pipeline: the planner's first round tries the
+	 * pipelines with it besides those without it (a rewrite that pays on
+	 * some shapes and costs on others, such as the online softmax).
+	 */
+	RULE_VARIANT = 1 << 2,
 };
 
 struct astra_rule {
