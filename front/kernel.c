@@ -49,8 +49,60 @@ void astra_kernel_release(struct astra_kernel *k)
 	free(k->tokens);
 	free(k->norm);
 	free(k->headers);
+	astra_env_release(&k->env);
 	memset(k, 0, sizeof(*k));
 }
+
+void astra_env_release(struct astra_env *env)
+{
+	size_t i, j;
+	for (i = 0; i < env->nr_macros; i++) {
+		free(env->macros[i].name);
+		free_strv(env->macros[i].params, env->macros[i].nr_params);
+		free(env->macros[i].body);
+	}
+	free(env->macros);
+	for (i = 0; i < env->nr_aliases; i++) {
+		free(env->aliases[i].name);
+		free(env->aliases[i].type);
+	}
+	free(env->aliases);
+	for (i = 0; i < env->nr_funcs; i++) {
+		struct astra_func *fn = &env->funcs[i];
+		free(fn->name);
+		free(fn->ret);
+		free(fn->body);
+		for (j = 0; j < fn->nr_params; j++) {
+			free(fn->params[j].name);
+			free(fn->params[j].type);
+			free(fn->params[j].elem_type);
+		}
+		free(fn->params);
+	}
+	free(env->funcs);
+	for (i = 0; i < env->nr_consts; i++) {
+		free(env->consts[i].name);
+		free(env->consts[i].type);
+		free(env->consts[i].init);
+	}
+	free(env->consts);
+	memset(env, 0, sizeof(*env));
+}
+
+#define ENV_FIND(what, arr, nr)                                                                         \
+	const struct astra_##what *astra_env_##what(const struct astra_env *env, const char *name, size_t len) \
+	{                                                                                               \
+		size_t i;                                                                               \
+		for (i = 0; env && i < env->nr; i++)                                                    \
+			if (strlen(env->arr[i].name) == len && !memcmp(env->arr[i].name, name, len))   \
+				return &env->arr[i];                                                    \
+		return NULL;                                                                            \
+	}
+
+ENV_FIND(macro, macros, nr_macros)
+ENV_FIND(alias, aliases, nr_aliases)
+ENV_FIND(func, funcs, nr_funcs)
+ENV_FIND(const, consts, nr_consts)
 
 void astra_variant_release(struct astra_variant *v)
 {
@@ -85,6 +137,20 @@ void astra_tu_release(struct astra_tu *tu)
 	astra_diags_release(&tu->diags);
 	astra_includes_release(&tu->includes);
 	memset(tu, 0, sizeof(*tu));
+}
+
+int astra_launch_name(const char *name, size_t len)
+{
+	static const char *const names[] = {
+		"dim3", "min", "max", "std", "sizeof", "alignof", "static_cast", "reinterpret_cast", "const_cast",
+		"int", "unsigned", "long", "short", "char", "signed", "size_t", "float", "double", "bool", "true",
+		"false", "int32_t", "uint32_t", "int64_t", "uint64_t", "ptrdiff_t", "decltype", "constexpr",
+	};
+	size_t i;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && !memcmp(names[i], name, len))
+			return 1;
+	return 0;
 }
 
 const struct astra_kernel *astra_tu_kernel(const struct astra_tu *tu, const char *name)

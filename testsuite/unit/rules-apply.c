@@ -4,12 +4,17 @@
  *
  *   rules-apply [--kernel NAME] [--cc N] [--tu] [--check] FILE STEPS
  *   rules-apply [--kernel NAME] [--cc N] --plan FILE
+ *   rules-apply [--kernel NAME] --env FILE
+ *   rules-apply [--kernel NAME] --canon FILE
  *
  * --tu prints the whole file with the kernel's definition replaced by the
  * variant and every types() set instantiated, ready for `nvcc -c`.
  * --check also runs the variant through astra_extract_candidate (the gate
  * every proposed variant passes before the verifier) and fails on its
- * reasons.  --plan prints the planner's first round.  Exit status: 0
+ * reasons.  --plan prints the planner's first round.  --env prints what
+ * extraction resolved of the kernel's environment (front/kernel.h: its
+ * macros, aliases, __device__ functions and constants).  --canon prints
+ * the kernel in the rules' wording (rules/canon.h) and what changed.  Exit status: 0
  * applied, 1 declined or rejected, 2 usage or internal error.
  */
 #include "autoconfig.h"
@@ -20,13 +25,17 @@
 
 #include "lib/buf.h"
 #include "front/extract.h"
+#include "front/types.h"
+#include "rules/canon.h"
 #include "rules/planner.h"
 #include "rules/rule.h"
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: rules-apply [--kernel NAME] [--cc N] [--tu] [--check] FILE STEPS\n"
-			"       rules-apply [--kernel NAME] [--cc N] --plan FILE\n");
+			"       rules-apply [--kernel NAME] [--cc N] --plan FILE\n"
+			"       rules-apply [--kernel NAME] --env FILE\n"
+			"       rules-apply [--kernel NAME] --canon FILE\n");
 }
 
 static void instantiate(const struct astra_kernel *k)
@@ -48,10 +57,43 @@ static void instantiate(const struct astra_kernel *k)
 	}
 }
 
+static void print_env(const struct astra_env *e)
+{
+	size_t i, j;
+	for (i = 0; i < e->nr_macros; i++) {
+		printf("macro %s", e->macros[i].name);
+		if (e->macros[i].function_like) {
+			printf("(");
+			for (j = 0; j < e->macros[i].nr_params; j++)
+				printf("%s%s", j ? ", " : "", e->macros[i].params[j]);
+			printf(")");
+		}
+		printf(" = %s\n", e->macros[i].body);
+	}
+	for (i = 0; i < e->nr_aliases; i++) {
+		char *r = astra_type_resolve(e, e->aliases[i].name);
+		printf("alias %s = %s (%s; resolves to %s, %d bytes)\n", e->aliases[i].name, e->aliases[i].type,
+		       e->aliases[i].how == ASTRA_ALIAS_TYPEDEF ? "typedef" :
+		       e->aliases[i].how == ASTRA_ALIAS_USING ? "using" : "macro", r,
+		       astra_type_size(e, e->aliases[i].name));
+		free(r);
+	}
+	for (i = 0; i < e->nr_funcs; i++) {
+		const struct astra_func *f = &e->funcs[i];
+		printf("function %s %s(", f->ret, f->name);
+		for (j = 0; j < f->nr_params; j++)
+			printf("%s%s %s", j ? ", " : "", f->params[j].type, f->params[j].name);
+		printf(")%s%s: %zu bytes of body\n", f->is_template ? " template" : "", f->overloaded ? " overloaded" : "",
+		       strlen(f->body));
+	}
+	for (i = 0; i < e->nr_consts; i++)
+		printf("constant %s %s = %s\n", e->consts[i].type, e->consts[i].name, e->consts[i].init);
+}
+
 int main(int argc, char **argv)
 {
 	const char *kname = NULL, *file = NULL, *steps = NULL;
-	int cc = 90, tu = 0, check = 0, plan = 0, i, ret;
+	int cc = 90, tu = 0, check = 0, plan = 0, env = 0, canon = 0, i, ret;
 	struct astra_tu unit;
 	const struct astra_kernel *k = NULL;
 	struct astra_variant v;
@@ -69,6 +111,10 @@ int main(int argc, char **argv)
 			check = 1;
 		else if (!strcmp(argv[i], "--plan"))
 			plan = 1;
+		else if (!strcmp(argv[i], "--env"))
+			env = 1;
+		else if (!strcmp(argv[i], "--canon"))
+			canon = 1;
 		else if (!file)
 			file = argv[i];
 		else if (!steps)
@@ -78,7 +124,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!file || (!steps && !plan)) {
+	if (!file || (!steps && !plan && !env && !canon)) {
 		usage();
 		return 2;
 	}
@@ -96,6 +142,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rules-apply: no annotated kernel %s in %s\n", kname ? kname : "at all", file);
 		astra_tu_release(&unit);
 		return 2;
+	}
+	if (env) {
+		print_env(&k->env);
+		astra_tu_release(&unit);
+		return 0;
+	}
+	if (canon) {
+		struct astra_rk rk;
+		struct astra_buf notes = ASTRA_BUF_INIT;
+		astra_rk_init(&rk, k, cc);
+		ret = astra_canon(&rk, &notes);
+		if (tu) {
+			fwrite(unit.text, 1, k->start, stdout);
+			fputs(rk.text, stdout);
+			fputs(unit.text + k->end, stdout);
+		} else {
+			printf("%s\n/* %d rewrites:\n%s*/\n", rk.text, ret, notes.buf ? notes.buf : "");
+		}
+		astra_buf_release(&notes);
+		astra_rk_release(&rk);
+		astra_tu_release(&unit);
+		return ret < 0 ? 2 : 0;
 	}
 	if (plan) {
 		struct astra_vec p = ASTRA_VEC_INIT;
