@@ -123,6 +123,7 @@ struct Launch {
 	std::vector<std::vector<char>> stacks;
 	std::vector<uint64_t> slots; /* two per thread, for shuffles */
 	std::function<void()> body;
+	std::vector<char> dyn_smem; /* the launch's dynamic shared memory */
 	Ctx sched;
 	Fiber *cur = nullptr;
 };
@@ -239,11 +240,14 @@ inline void run_block()
 	} while (release());
 }
 
-template <typename F, typename... A> void launch(dim3 grid, dim3 block, size_t, F kernel, A... args)
+template <typename F, typename... A> void launch(dim3 grid, dim3 block, size_t shmem, F kernel, A... args)
 {
 	Launch &l = L();
 	if (block.x * block.y * block.z == 0 || block.x * block.y * block.z > 1024 || grid.x == 0)
 		die("invalid launch configuration");
+	if (shmem > (size_t)227 << 10)
+		die("more dynamic shared memory than a block can have (227 KB on sm_90)");
+	l.dyn_smem.assign(shmem + 16, (char)0xCD); /* uninitialized on a GPU: not zeros here either */
 	l.grid = grid;
 	l.block = block;
 	l.body = [&] { kernel(args...); };
@@ -259,12 +263,16 @@ template <typename F, typename... A> void launch(dim3 grid, dim3 block, size_t, 
 
 inline Fiber &self() { return *L().cur; }
 
+/* `extern __shared__ T name[];`: bench/emu-check rewrites it to a pointer to this. */
+inline void *dynamic_shared() { return L().dyn_smem.data(); }
+
 } /* namespace emu */
 
 #define threadIdx (emu::self().tid)
 #define blockIdx (emu::L().block_idx)
 #define blockDim (emu::L().block)
 #define gridDim (emu::L().grid)
+#define warpSize 32
 
 inline void __syncthreads() { emu::yield(emu::WAIT_BLOCK); }
 /* a barrier of the live lanes of the warp (the mask is taken to be all of them) */
@@ -299,6 +307,12 @@ template <typename T> inline T __shfl_xor_sync(unsigned, T v, int lane_mask)
 	return emu::shuffle(v, [=](unsigned lane) { return lane ^ (unsigned)lane_mask; });
 }
 
+/* lane src_lane's value (a broadcast) */
+template <typename T> inline T __shfl_sync(unsigned, T v, int src_lane)
+{
+	return emu::shuffle(v, [=](unsigned) { return (unsigned)src_lane & 31u; });
+}
+
 /* lane + delta, or the caller's own value past the warp's end */
 template <typename T> inline T __shfl_down_sync(unsigned, T v, unsigned delta)
 {
@@ -315,6 +329,9 @@ inline float __frcp_rn(float x) { return 1.0f / x; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
+/* the device's float overloads (without them a float would become an int) */
+inline float min(float a, float b) { return fminf(a, b); }
+inline float max(float a, float b) { return fmaxf(a, b); }
 
 /*
  * ---- the runtime calls bench.cu makes, on host memory.  They define the

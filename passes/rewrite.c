@@ -701,6 +701,9 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 	char *vname = astra_rewrite_variant_name(k->name);
 	char *lname = astra_rewrite_launcher_name(k->name);
 	char *pname = xasprintf("__astra_pending_%s", k->name);
+	char *gname = xasprintf("__astra_geo_%s", k->name);
+	char *shm;
+	const char *ind;
 	char *head = k->is_template ? template_head(k) : NULL;
 	char *targs = template_args(k);
 	struct kdef d;
@@ -773,24 +776,46 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 		       "\t\tif (__astra_p)\n\t\t\t__astra_p->__astra_used = 1;\n"
 		       "\t\treturn __astra_p;\n\t}\n%s"
 		       "};\n"
+		       "namespace %s {\n"
+		       "template <typename __astra_A, typename __astra_B>\n"
+		       "inline auto min(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_a : __astra_b)\n"
+		       "{\n\treturn __astra_b < __astra_a ? __astra_b : __astra_a;\n}\n"
+		       "template <typename __astra_A, typename __astra_B>\n"
+		       "inline auto max(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_a : __astra_b)\n"
+		       "{\n\treturn __astra_a < __astra_b ? __astra_b : __astra_a;\n}\n"
+		       "}\n"
 		       "}\n",
 		       pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname,
-		       s->direct ? "" : variant_ok_member);
+		       s->direct ? "" : variant_ok_member, gname);
 	astra_buf_addf(&b, "%s%sstatic inline void %s(%s)\n{\n", head ? head : "", head ? "\n" : "", lname,
 		       decl.len > 2 ? decl.buf + 2 : "");
 	astra_buf_addf(&b, "\t%s *__astra_p = %s::__astra_take();\n", pname, pname);
+	/* min and max of mixed types in the variant's geometry (the CUDA headers' are ambiguous) */
+	astra_buf_addf(&b, "\tusing %s::min;\n\tusing %s::max;\n", gname, gname);
 	if (s->direct) {
 		/* Every device pass has the variant: no test, and the original is not named. */
-		astra_buf_adds(&b, "\tif (!__astra_p)\n\t\treturn;\n\t");
+		astra_buf_adds(&b, "\tif (!__astra_p)\n\t\treturn;\n");
 	} else {
 		astra_buf_adds(&b, "\tstatic volatile signed char __astra_c[64];\n");
 		astra_buf_adds(&b, "\tstatic const int __astra_cc[] = { ");
 		for (i = 0; i < s->nr_ccs; i++)
 			astra_buf_addf(&b, "%s%d", i ? ", " : "", s->ccs[i]);
 		astra_buf_adds(&b, " };\n\tif (!__astra_p)\n\t\treturn;\n");
-		astra_buf_addf(&b, "\tif (%s::__astra_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu))\n\t\t",
+		astra_buf_addf(&b, "\tif (%s::__astra_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu)) {\n",
 			       pname, vname, targs, s->nr_ccs);
 	}
+	/*
+	 * More than 48 KiB of dynamic shared memory needs the kernel's
+	 * attribute raised first.  The user's code raised it for the
+	 * original; the variant is another function, so the launcher raises
+	 * it for the variant (the attribute call is per device and cheap).
+	 */
+	shm = v->shmem ? xasprintf("(size_t)(%s)", v->shmem) : xstrdup("__astra_p->__astra_shmem");
+	ind = s->direct ? "\t" : "\t\t";
+	astra_buf_addf(&b, "%sif (%s > 48 * 1024)\n%s\t(void)cudaFuncSetAttribute((const void *)%s%s, "
+		       "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)%s);\n%s",
+		       ind, shm, ind, vname, targs, shm, ind);
+	free(shm);
 	astra_buf_addf(&b, "%s%s<<<", vname, targs);
 	if (v->grid)
 		astra_buf_addf(&b, "dim3(%s), ", v->grid);
@@ -806,7 +831,7 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 		astra_buf_adds(&b, "__astra_p->__astra_shmem, ");
 	astra_buf_addf(&b, "__astra_p->__astra_stream>>>(%s);\n", fwd.buf);
 	if (!s->direct)
-		astra_buf_addf(&b, "\telse\n\t\t%s%s<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
+		astra_buf_addf(&b, "\t} else\n\t\t%s%s<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
 			       "__astra_p->__astra_shmem, __astra_p->__astra_stream>>>(%s);\n",
 			       k->name, targs, fwd.buf);
 	astra_buf_adds(&b, "}\n");
@@ -821,6 +846,7 @@ out:
 	free(vname);
 	free(lname);
 	free(pname);
+	free(gname);
 	free(head);
 	free(targs);
 	return ret;
