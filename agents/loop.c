@@ -713,8 +713,13 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		ret = judge(opts, tu, k, cl, cands, names, n, &vo, &vr);
 		res->gpu_wait_seconds += vr.gpu_wait_seconds;
 		if (ret < 0 || !vr.compiled || vr.setup_check || !vr.ran) {
-			for (i = 0; i < vr.nr_cands; i++)
-				if (vr.cands[i].check == NULL || strcmp(vr.cands[i].check, "compile"))
+			/*
+			 * Compiled: the candidates that are in the program that
+			 * compiled (none when the test itself does not build; not
+			 * those the gates, the compiler or the geometry rejected).
+			 */
+			for (i = 0; i < vr.nr_cands && vr.compiled && !vr.setup_check; i++)
+				if (vr.cands[i].verdict != ASTRA_CAND_REJECTED)
 					res->compiled++;
 			if (vr.setup_check) {
 				res->verdict = ASTRA_VERDICT_FAILED;

@@ -154,6 +154,37 @@ static int load_compile_commands(const char *where, const char *nvcc, struct job
 	return 0;
 }
 
+/*
+ * In a run without a GPU: the candidates that the gates, the compiler or
+ * the geometry check rejected, in the row ("rejected": [{candidate,
+ * check, reason}]) and one line each on stdout.  They are the optimizer's
+ * mistakes (or the harness's), visible before any GPU time is spent.
+ */
+static void note_rejected(struct astra_json *row, const struct astra_loop_result *res, const char *prefix,
+			  const char *kernel)
+{
+	struct astra_json *arr = astra_json_set_array(row, "rejected");
+	size_t i;
+	if (!res->have_evidence)
+		return;
+	for (i = 0; i < res->evidence.nr_cands; i++) {
+		const struct astra_cand_result *c = &res->evidence.cands[i];
+		struct astra_json *r;
+		char *first;
+		if (c->verdict != ASTRA_CAND_REJECTED)
+			continue;
+		first = xstrndup(c->reason ? c->reason : "", strcspn(c->reason ? c->reason : "", "\n"));
+		r = astra_json_new_object();
+		astra_json_set_str(r, "candidate", c->name ? c->name : "?");
+		astra_json_set_str(r, "check", c->check ? c->check : "?");
+		astra_json_set_str(r, "reason", first);
+		astra_json_push(arr, r);
+		printf("%s %s: candidate %s rejected (%s): %s\n", prefix, kernel, c->name ? c->name : "?",
+		       c->check ? c->check : "?", first);
+		free(first);
+	}
+}
+
 /* ------------------------------------------------------------ worker */
 
 static const char *kernel_types(const struct astra_kernel *k, struct astra_buf *b)
@@ -467,6 +498,20 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			lo.no_run = 1;
 			lo.max_rounds = 1;
 			astra_loop_run(&tu, k, &cl, &lo, &res);
+			if (res.verdict == ASTRA_VERDICT_FAILED) {
+				/* The test program itself does not build: nothing was compiled, say why. */
+				row = new_row(j, k, "failed");
+				astra_json_set_num(row, "tried", (double)res.tried);
+				astra_json_set_num(row, "compiled", (double)res.compiled);
+				astra_json_set_str(row, "reason", res.reason ? res.reason : "the test program could not be built");
+				printf("%s %s: %zu candidate%s generated; the test program could not be built: %s\n", prefix,
+				       k->name, res.tried, res.tried == 1 ? "" : "s",
+				       res.reason ? res.reason : "(no reason given)");
+				fflush(stdout);
+				emit_row(out, row);
+				astra_loop_result_release(&res);
+				continue;
+			}
 			row = new_row(j, k, "not-run");
 			astra_json_set_num(row, "tried", (double)res.tried);
 			astra_json_set_num(row, "compiled", (double)res.compiled);
@@ -474,6 +519,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			printf("%s %s: %zu candidate%s generated, %zu compiled with nvcc; not verified: %s\n", prefix, k->name,
 			       res.tried, res.tried == 1 ? "" : "s", res.compiled,
 			       o->gpu.present ? "--no-run" : "no GPU on this machine (verification runs the kernels)");
+			note_rejected(row, &res, prefix, k->name);
 			fflush(stdout);
 			emit_row(out, row);
 			astra_loop_result_release(&res);

@@ -1512,6 +1512,43 @@ static char *template_default(const struct file *f, size_t s, size_t e)
 	return NULL;
 }
 
+/*
+ * The type of a non-type template parameter [s, e) whose name is at
+ * name_off, as a type-id: the declaration without the name and the
+ * default.  "int N = 4" gives "int"; a declarator around the name
+ * ("float (*Act)(const float &)", "int (&A)[4]") keeps its parts:
+ * "float (*)(const float &)".
+ */
+static char *nontype_kind(const struct file *f, size_t s, size_t e, long name_off)
+{
+	size_t i, name_end, stop = e;
+	int depth = 0;
+	char *head, *tail, *kind;
+	if (name_off <= (long)s)
+		return tokens_text(f, s, e);
+	i = tok_at(f, (size_t)name_off);
+	if (i >= f->nr_toks || f->toks[i].off != (size_t)name_off)
+		return tokens_text(f, s, (size_t)name_off);
+	name_end = f->toks[i].off + f->toks[i].len;
+	/* The default argument starts at a top-level '=' after the name. */
+	for (i++; i < f->nr_toks && f->toks[i].off < e; i++) {
+		if (tok_is(f, i, "(") || tok_is(f, i, "[") || tok_is(f, i, "<"))
+			depth++;
+		else if (tok_is(f, i, ")") || tok_is(f, i, "]") || tok_is(f, i, ">"))
+			depth--;
+		else if (depth <= 0 && tok_is(f, i, "=")) {
+			stop = f->toks[i].off;
+			break;
+		}
+	}
+	head = tokens_text(f, s, (size_t)name_off);
+	tail = tokens_text(f, name_end, stop);
+	kind = *tail ? xasprintf("%s%s", head, tail) : xstrdup(head);
+	free(head);
+	free(tail);
+	return kind;
+}
+
 /* The __launch_bounds__(...) arguments among tokens [t0, t1). */
 static char *launch_bounds(const struct file *f, size_t t0, size_t t1)
 {
@@ -1571,7 +1608,7 @@ static void kernel_basics(struct astra_kernel *k, const struct file *f, const st
 		else if (clang_getCursorKind(c) == CXCursor_TemplateTemplateParameter)
 			k->tmpl_kinds[i] = xstrdup("template");
 		else
-			k->tmpl_kinds[i] = tokens_text(f, s, name_off > (long)s ? (size_t)name_off : e);
+			k->tmpl_kinds[i] = nontype_kind(f, s, e, name_off);
 	}
 	free(ch.params);
 	free(ch.tmpl);
@@ -2414,8 +2451,11 @@ static void check_launch_expr(struct cand_check *K, size_t off, const char *what
 			for (k = 0; !ok && k < K->names.nr; k++)
 				ok = strlen(K->names.v[k]) == n && !memcmp(K->names.v[k], p, n);
 			if (!ok)
+				ok = astra_kernel_host_name(orig, p, n);
+			if (!ok)
 				reject(K, off, "launch(%s=...) uses '%.*s', which is not a parameter of the kernel, a template "
-				       "parameter or a name the variant defines", what, (int)n, p);
+				       "parameter, a name the variant defines or a host-visible name of the kernel's file that "
+				       "the kernel uses", what, (int)n, p);
 			continue;
 		}
 		if (!i || !(ltok_is(&t[i], '(') || ltok_is(&t[i], '{')))
@@ -2443,9 +2483,13 @@ static void check_launch_expr(struct cand_check *K, size_t off, const char *what
 				       "only dim3, min, max, sizeof, alignof, decltype, casts and conversions to built-in types",
 				       what);
 			} else if (callee != (size_t)-1 &&
-				   !in_list(launch_calls, ARRAY_SIZE(launch_calls), t[callee].p, t[callee].n)) {
+				   !in_list(launch_calls, ARRAY_SIZE(launch_calls), t[callee].p, t[callee].n) &&
+				   /* The user's own host helper of the kernel's file (ceil_div), not the variant's. */
+				   !((!callee || !(ltok_is(&t[callee - 1], '.') || ltok_is(&t[callee - 1], '>'))) &&
+				     astra_kernel_host_name(orig, t[callee].p, t[callee].n))) {
 				reject(K, off, "launch(%s=...) calls '%.*s': a launch expression may call only dim3, min, max, "
-				       "sizeof, alignof, decltype, casts and conversions to built-in types (host code runs it)",
+				       "sizeof, alignof, decltype, casts, conversions to built-in types and the kernel file's own host "
+				       "functions (host code runs it)",
 				       what, (int)t[callee].n, t[callee].p);
 			}
 		}

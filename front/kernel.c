@@ -161,3 +161,30 @@ const struct astra_kernel *astra_tu_kernel(const struct astra_tu *tu, const char
 			return &tu->kernels[i];
 	return NULL;
 }
+
+/*
+ * Whether the host can name `name` (len bytes) in a launch expression: a
+ * macro, type, constant or host-callable function of the kernel's file
+ * that the kernel or its pragma refers to (a `ceil_div`, a BLOCK_SIZE, a
+ * typedef'd element type in a sizeof).  A generated host launcher sits
+ * right after the kernel, where all of those are in scope; a function
+ * that only the device may call (`__device__` without `__host__`,
+ * `__global__`) or `__constant__` data is not.
+ */
+int astra_kernel_host_name(const struct astra_kernel *k, const char *name, size_t len)
+{
+	size_t i;
+	for (i = 0; i < k->nr_deps; i++) {
+		const char *t = k->dep_texts ? k->dep_texts[i] : NULL;
+		if (strlen(k->deps[i]) != len || memcmp(k->deps[i], name, len))
+			continue;
+		if (!t)
+			return 0;
+		if (strstr(t, "__global__") || (strncmp(t, "#", 1) && strstr(t, "__constant__")))
+			return 0;
+		if (strstr(t, "__device__") && !strstr(t, "__host__") && strncmp(t, "#", 1))
+			return 0;
+		return 1;
+	}
+	return 0;
+}

@@ -731,7 +731,7 @@ static void add_private_variant(struct astra_buf *b, const char *src, const char
  * launcher (see the comment where it is used), with the run-time
  * architecture test unless every launch may go to the variant (direct).
  */
-static void add_pending(struct astra_buf *b, const char *pname, int direct)
+static void add_pending(struct astra_buf *b, const char *pname, const char *gname, int direct)
 {
 	astra_buf_addf(b, "namespace {\n"
 		       "struct %s {\n"
@@ -758,19 +758,36 @@ static void add_pending(struct astra_buf *b, const char *pname, int direct)
 		       "\t\tif (__astra_p)\n\t\t\t__astra_p->__astra_used = 1;\n"
 		       "\t\treturn __astra_p;\n\t}\n%s"
 		       "};\n"
+		       "namespace %s {\n"
+		       "template <typename __astra_A, typename __astra_B>\n"
+		       "inline auto min(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_a : __astra_b)\n"
+		       "{\n\treturn __astra_b < __astra_a ? __astra_b : __astra_a;\n}\n"
+		       "template <typename __astra_A, typename __astra_B>\n"
+		       "inline auto max(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_a : __astra_b)\n"
+		       "{\n\treturn __astra_a < __astra_b ? __astra_b : __astra_a;\n}\n"
+		       "}\n"
 		       "}\n",
 		       pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname,
-		       direct ? "" : variant_ok_member);
+		       direct ? "" : variant_ok_member, gname);
 }
 
 /*
  * vname<targs><<<the variant's geometry, or the site's where it gives
- * none; the site's stream>>>(fwd);
+ * none; the site's stream>>>(fwd); each line indented by ind.  More than
+ * 48 KiB of dynamic shared memory needs the kernel's attribute raised
+ * first: the user's code raised it for the original, but the variant is
+ * another function, so the launcher raises it for the variant (the
+ * attribute call is per device and cheap).
  */
 static void add_variant_launch(struct astra_buf *b, const char *vname, const char *targs,
-			       const struct astra_variant *v, const char *fwd)
+			       const struct astra_variant *v, const char *fwd, const char *ind)
 {
-	astra_buf_addf(b, "%s%s<<<", vname, targs);
+	char *shm = v->shmem ? xasprintf("(size_t)(%s)", v->shmem) : xstrdup("__astra_p->__astra_shmem");
+	astra_buf_addf(b, "%sif (%s > 48 * 1024)\n%s\t(void)cudaFuncSetAttribute((const void *)%s%s, "
+		       "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)%s);\n",
+		       ind, shm, ind, vname, targs, shm);
+	free(shm);
+	astra_buf_addf(b, "%s%s%s<<<", ind, vname, targs);
 	if (v->grid)
 		astra_buf_addf(b, "dim3(%s), ", v->grid);
 	else
@@ -795,6 +812,7 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 	char *vname = astra_rewrite_variant_name(k->name);
 	char *lname = astra_rewrite_launcher_name(k->name);
 	char *pname = xasprintf("__astra_pending_%s", k->name);
+	char *gname = xasprintf("__astra_geo_%s", k->name);
 	char *head = k->is_template ? template_head(k) : NULL;
 	char *targs = template_args(k);
 	struct kdef d;
@@ -829,25 +847,27 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 	 * namespace: kernels of the same name in two files must not share an
 	 * inline function.
 	 */
-	add_pending(&b, pname, s->direct);
+	add_pending(&b, pname, gname, s->direct);
 	astra_buf_addf(&b, "%s%sstatic inline void %s(%s)\n{\n", head ? head : "", head ? "\n" : "", lname,
 		       decl.len > 2 ? decl.buf + 2 : "");
 	astra_buf_addf(&b, "\t%s *__astra_p = %s::__astra_take();\n", pname, pname);
+	/* min and max of mixed types in the variant's geometry (the CUDA headers' are ambiguous) */
+	astra_buf_addf(&b, "\tusing %s::min;\n\tusing %s::max;\n", gname, gname);
 	if (s->direct) {
 		/* Every device pass has the variant: no test, and the original is not named. */
-		astra_buf_adds(&b, "\tif (!__astra_p)\n\t\treturn;\n\t");
+		astra_buf_adds(&b, "\tif (!__astra_p)\n\t\treturn;\n");
 	} else {
 		astra_buf_adds(&b, "\tstatic volatile signed char __astra_c[64];\n");
 		astra_buf_adds(&b, "\tstatic const int __astra_cc[] = { ");
 		for (i = 0; i < s->nr_ccs; i++)
 			astra_buf_addf(&b, "%s%d", i ? ", " : "", s->ccs[i]);
 		astra_buf_adds(&b, " };\n\tif (!__astra_p)\n\t\treturn;\n");
-		astra_buf_addf(&b, "\tif (%s::__astra_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu))\n\t\t",
+		astra_buf_addf(&b, "\tif (%s::__astra_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu)) {\n",
 			       pname, vname, targs, s->nr_ccs);
 	}
-	add_variant_launch(&b, vname, targs, v, fwd.buf);
+	add_variant_launch(&b, vname, targs, v, fwd.buf, s->direct ? "\t" : "\t\t");
 	if (!s->direct)
-		astra_buf_addf(&b, "\telse\n\t\t%s%s<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
+		astra_buf_addf(&b, "\t} else\n\t\t%s%s<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
 			       "__astra_p->__astra_shmem, __astra_p->__astra_stream>>>(%s);\n",
 			       k->name, targs, fwd.buf);
 	astra_buf_adds(&b, "}\n");
@@ -862,6 +882,7 @@ out:
 	free(vname);
 	free(lname);
 	free(pname);
+	free(gname);
 	free(head);
 	free(targs);
 	return ret;
@@ -882,6 +903,7 @@ static int rewrite_dispatch(struct astra_edits *e, const char *src, const char *
 	struct astra_buf b = ASTRA_BUF_INIT, decl = ASTRA_BUF_INIT, fwd = ASTRA_BUF_INIT;
 	char *lname = astra_rewrite_launcher_name(k->name);
 	char *pname = xasprintf("__astra_pending_%s", k->name);
+	char *gname = xasprintf("__astra_geo_%s", k->name);
 	char *cname = xasprintf("__astra_choose_%s", k->name);
 	char *head = k->is_template ? template_head(k) : NULL;
 	char *targs = template_args(k);
@@ -928,11 +950,12 @@ static int rewrite_dispatch(struct astra_edits *e, const char *src, const char *
 		add_private_variant(&b, src, spelling, s, &s->variants[i], vtext, &d, vnames[i]);
 		free(vtext);
 	}
-	add_pending(&b, pname, s->direct);
+	add_pending(&b, pname, gname, s->direct);
 	astra_dispatch_emit(dp, cname, &b);
 	astra_buf_addf(&b, "%s%sstatic inline void %s(%s)\n{\n", head ? head : "", head ? "\n" : "", lname,
 		       decl.len > 2 ? decl.buf + 2 : "");
 	astra_buf_addf(&b, "\t%s *__astra_p = %s::__astra_take();\n", pname, pname);
+	astra_buf_addf(&b, "\tusing %s::min;\n\tusing %s::max;\n", gname, gname);
 	if (!s->direct) {
 		astra_buf_adds(&b, "\tstatic volatile signed char __astra_c[64];\n");
 		astra_buf_adds(&b, "\tstatic const int __astra_cc[] = { ");
@@ -952,8 +975,7 @@ static int rewrite_dispatch(struct astra_edits *e, const char *src, const char *
 		if (!s->direct)
 			astra_buf_addf(&b, "\t\tif (!%s::__astra_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu))\n"
 				       "\t\t\tbreak;\n", pname, vnames[i], targs, s->nr_ccs);
-		astra_buf_adds(&b, "\t\t");
-		add_variant_launch(&b, vnames[i], targs, &s->variants[i], fwd.buf);
+		add_variant_launch(&b, vnames[i], targs, &s->variants[i], fwd.buf, "\t\t");
 		astra_buf_adds(&b, "\t\treturn;\n");
 	}
 	/* A default label either way (-Wswitch-default): the original runs after the switch. */
@@ -978,6 +1000,7 @@ out:
 	astra_buf_release(&fwd);
 	free(lname);
 	free(pname);
+	free(gname);
 	free(cname);
 	free(head);
 	free(targs);

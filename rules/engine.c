@@ -188,8 +188,9 @@ int astra_rk_claim_geometry(struct astra_rk *rk, struct astra_buf *why)
 	}
 	if (!astra_rk_params_only(rk, rk->grid) || !astra_rk_params_only(rk, rk->block) ||
 	    (rk->shmem && !astra_rk_params_only(rk, rk->shmem))) {
-		astra_buf_addf(why, "the launch (grid=%s, block=%s) uses names that are not kernel parameters, "
-				    "so a variant cannot carry it", rk->grid, rk->block);
+		astra_buf_addf(why, "the launch (grid=%s, block=%s%s%s) uses names a host launcher cannot evaluate "
+				    "(neither kernel parameters nor host-visible names of the kernel's file), so a variant "
+				    "cannot carry it", rk->grid, rk->block, rk->shmem ? ", shmem=" : "", rk->shmem ? rk->shmem : "");
 		return -1;
 	}
 	rk->own_geometry = 1;
@@ -284,6 +285,12 @@ int astra_rk_params_only(const struct astra_rk *rk, const char *expr)
 		if (!known) {
 			const struct astra_param *p = astra_rk_param(rk, s, n);
 			known = p && !p->is_pointer;
+		}
+		if (!known) {
+			/* a template parameter (sizeof(T)); the file's ceil_div, BLOCK_SIZE, floatX */
+			char *nm = xstrndup(s, n);
+			known = astra_rk_is_tmpl_param(rk, nm) || astra_kernel_host_name(rk->k, s, n);
+			free(nm);
 		}
 		ok = known;
 	}

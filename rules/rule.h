@@ -136,8 +136,12 @@ const char *astra_rk_type_arg(const struct astra_rk *rk, size_t i, const char *n
  */
 int astra_rk_type_size(const struct astra_rk *rk, const char *type, int *min, int *max);
 /*
- * Does expr (C++ text) use only the kernel's parameter names, numbers and
- * a few pure functions (min, max, dim3)?  Launch geometry of a variant must.
+ * Does expr (C++ text) use only what a generated host launcher can
+ * evaluate: the kernel's scalar parameters and template parameters,
+ * numbers, a few pure functions and type names (min, max, dim3, sizeof,
+ * float), and the host-visible names of the kernel's file that the kernel
+ * or its pragma uses (a `ceil_div`, a BLOCK_SIZE macro)?  Launch geometry
+ * of a variant must.
  */
 int astra_rk_params_only(const struct astra_rk *rk, const char *expr);
 /* The block size when it is an integer literal, else 0. */

@@ -63,6 +63,24 @@
 
 namespace astra_rt {
 
+/*
+ * min and max for a candidate's own launch geometry (the generated
+ * launchers bring them into scope with using-declarations).  The CUDA
+ * headers' host overloads are ambiguous for mixed types, and a rule's
+ * `min((n + 255) / 256, 1056)` has a 64-bit n as often as an int one; the
+ * substituted host launcher (passes/rewrite.c) does the same.
+ */
+namespace geo {
+template <typename A, typename B> constexpr auto min(A a, B b) -> decltype(true ? a : b)
+{
+	return b < a ? b : a;
+}
+template <typename A, typename B> constexpr auto max(A a, B b) -> decltype(true ? a : b)
+{
+	return a < b ? b : a;
+}
+} /* namespace geo */
+
 /* ------------------------------------------------------------------ output */
 
 /* One JSON object per line; flushed at once so a crash loses nothing. */

@@ -2,11 +2,14 @@
  * rules-apply.c - test tool: apply rule steps to an annotated kernel of a
  * .cu file and print the variant, or why a step declined.  No GPU needed.
  *
- *   rules-apply [--kernel NAME] [--cc N] [--tu] [--check] FILE STEPS
- *   rules-apply [--kernel NAME] [--cc N] --plan FILE
+ *   rules-apply [--kernel NAME] [--cc N] [--tu] [--check] FILE STEPS [-- NVCC FLAGS]
+ *   rules-apply [--kernel NAME] [--cc N] --plan FILE [-- NVCC FLAGS]
  *   rules-apply [--kernel NAME] --env FILE
  *   rules-apply [--kernel NAME] --canon FILE
  *
+ * NVCC FLAGS are the build's (-D, -I, -std...): the file is read as that
+ * build reads it (a -DENABLE_BF16 that changes a typedef changes what the
+ * rules see).
  * --tu prints the whole file with the kernel's definition replaced by the
  * variant and every types() set instantiated, ready for `nvcc -c`.
  * --check also runs the variant through astra_extract_candidate (the gate
@@ -32,8 +35,8 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: rules-apply [--kernel NAME] [--cc N] [--tu] [--check] FILE STEPS\n"
-			"       rules-apply [--kernel NAME] [--cc N] --plan FILE\n"
+	fprintf(stderr, "usage: rules-apply [--kernel NAME] [--cc N] [--tu] [--check] FILE STEPS [-- NVCC FLAGS]\n"
+			"       rules-apply [--kernel NAME] [--cc N] --plan FILE [-- NVCC FLAGS]\n"
 			"       rules-apply [--kernel NAME] --env FILE\n"
 			"       rules-apply [--kernel NAME] --canon FILE\n");
 }
@@ -99,8 +102,15 @@ int main(int argc, char **argv)
 	struct astra_variant v;
 	struct astra_buf why = ASTRA_BUF_INIT;
 	size_t j;
+	struct astra_vec nvcc_argv = ASTRA_VEC_INIT;
+	struct astra_cmdline cl;
+	int have_flags = 0;
 
 	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			have_flags = 1;
+			break;
+		}
 		if (!strcmp(argv[i], "--kernel") && i + 1 < argc)
 			kname = argv[++i];
 		else if (!strcmp(argv[i], "--cc") && i + 1 < argc)
@@ -129,8 +139,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	memset(&unit, 0, sizeof(unit));
-	if (astra_extract_tu(&unit, file, NULL) < 0) {
+	astra_vec_push(&nvcc_argv, "nvcc");
+	astra_vec_push(&nvcc_argv, "-c");
+	astra_vec_push(&nvcc_argv, file);
+	for (i++; have_flags && i < argc; i++)
+		astra_vec_push(&nvcc_argv, argv[i]);
+	astra_cmdline_parse(&cl, (int)nvcc_argv.nr, nvcc_argv.v);
+	astra_vec_clear(&nvcc_argv);
+	if (astra_extract_tu(&unit, file, have_flags ? &cl : NULL) < 0) {
 		fprintf(stderr, "rules-apply: cannot extract %s\n", file);
+		astra_tu_release(&unit);
+		astra_cmdline_release(&cl);
 		return 2;
 	}
 	for (j = 0; j < unit.nr_kernels; j++)
@@ -141,6 +160,7 @@ int main(int argc, char **argv)
 	if (!k) {
 		fprintf(stderr, "rules-apply: no annotated kernel %s in %s\n", kname ? kname : "at all", file);
 		astra_tu_release(&unit);
+		astra_cmdline_release(&cl);
 		return 2;
 	}
 	if (env) {
@@ -172,6 +192,7 @@ int main(int argc, char **argv)
 			printf("%s\n", p.v[j]);
 		astra_vec_clear(&p);
 		astra_tu_release(&unit);
+		astra_cmdline_release(&cl);
 		return 0;
 	}
 	ret = astra_rules_build(k, cc, steps, &v, &why);
@@ -179,6 +200,7 @@ int main(int argc, char **argv)
 		printf("declined: %s\n", why.buf);
 		astra_buf_release(&why);
 		astra_tu_release(&unit);
+		astra_cmdline_release(&cl);
 		return ret == 0 ? 1 : 2;
 	}
 	if (check) {
@@ -192,6 +214,7 @@ int main(int argc, char **argv)
 			astra_variant_release(&c);
 			astra_variant_release(&v);
 			astra_tu_release(&unit);
+			astra_cmdline_release(&cl);
 			return 1;
 		}
 		if ((c.grid == NULL) != (v.grid == NULL) || (c.grid && strcmp(c.grid, v.grid)) ||
@@ -201,6 +224,7 @@ int main(int argc, char **argv)
 			astra_variant_release(&c);
 			astra_variant_release(&v);
 			astra_tu_release(&unit);
+			astra_cmdline_release(&cl);
 			return 1;
 		}
 		astra_buf_release(&bad);
@@ -217,5 +241,6 @@ int main(int argc, char **argv)
 	astra_variant_release(&v);
 	astra_buf_release(&why);
 	astra_tu_release(&unit);
+	astra_cmdline_release(&cl);
 	return 0;
 }

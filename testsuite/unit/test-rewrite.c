@@ -276,9 +276,16 @@ static void test_geometry(void)
 	CHECK(strstr(out.buf, "\t\tstatic thread_local __astra_pending_scale *__astra_t = 0;\n"));
 	CHECK(strstr(out.buf, "\nstatic inline void __astra_launch_scale(float * x, int n)\n{\n"
 			      "\t__astra_pending_scale *__astra_p = __astra_pending_scale::__astra_take();\n"
+			      "\tusing __astra_geo_scale::min;\n\tusing __astra_geo_scale::max;\n"
 			      "\tif (!__astra_p)\n\t\treturn;\n"
+			      "\tif (__astra_p->__astra_shmem > 48 * 1024)\n"
+			      "\t\t(void)cudaFuncSetAttribute((const void *)__astra_v_scale, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)__astra_p->__astra_shmem);\n"
 			      "\t__astra_v_scale<<<dim3((n + 1023) / 1024), dim3(256), __astra_p->__astra_shmem, "
 			      "__astra_p->__astra_stream>>>(x, n);\n}\n"));
+	/* min and max of mixed types for the variant's geometry, without a header */
+	CHECK(strstr(out.buf, "namespace __astra_geo_scale {\ntemplate <typename __astra_A, typename __astra_B>\n"
+			      "inline auto min(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_a : __astra_b)\n"));
 	CHECK(!strstr(out.buf, "__astra_ok"));
 	CHECK(!strstr(out.buf, "__astra_cc"));
 	CHECK(!strstr(out.buf, "\tscale<<<"));
@@ -346,6 +353,12 @@ static void test_template_and_order(void)
 	CHECK(strstr(out.buf, "template <typename T, int N>\n__global__ void __astra_v_fill(T *p, int n) { p[1] = N; }"));
 	CHECK(strstr(out.buf, "__astra_pending_fill::__astra_ok(__astra_c, (const void *)__astra_v_fill<T, N>, __astra_cc, 1)"));
 	CHECK(strstr(out.buf, "__astra_v_fill<T, N><<<__astra_p->__astra_grid, dim3(128), (size_t)(sizeof(T) * 128), __astra_p->__astra_stream>>>(p, n);"));
+	/* The variant's own shared memory: its limit raised when above 48 KiB, before the launch. */
+	CHECK(strstr(out.buf, "__astra_cc, 1)) {\n\t\tif ((size_t)(sizeof(T) * 128) > 48 * 1024)\n"
+			      "\t\t\t(void)cudaFuncSetAttribute((const void *)__astra_v_fill<T, N>, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(size_t)(sizeof(T) * 128));\n"
+			      "\t\t__astra_v_fill<T, N><<<"));
+	CHECK(strstr(out.buf, "\t} else\n\t\tfill<T, N><<<__astra_p->__astra_grid"));
 	CHECK(strstr(out.buf, "\t\tfill<T, N><<<__astra_p->__astra_grid, __astra_p->__astra_block, __astra_p->__astra_shmem, __astra_p->__astra_stream>>>(p, n);"));
 	CHECK(strstr(out.buf, "(__astra_pending_fill((2), ( 64), ( 128), ( st)) ? (void)0 : __astra_launch_fill(p, 8));"));
 	CHECK(strstr(out.buf, "(__astra_pending_fill((1), ( 1), 0, 0) ? (void)0 : __astra_launch_fill<double, 2>(p, 1));"));
