@@ -655,7 +655,7 @@ static int visit_expr(struct astra_expr *e, void *data)
 			for (i = 0; idx[i]; i++)
 				if (idx[i] != ' ' && idx[i] != '\t' && idx[i] != '\n')
 					astra_buf_addch(&kb, idx[i]);
-			key = xasprintf("%s|pair|%s", p->name, kb.buf);
+			key = xasprintf("%s|pair|%s", base, kb.buf); /* the base, not the parameter: gate[i] and up[i] may both come from input */
 			astra_buf_release(&kb);
 			a.group = add_group(c, p, base, idx, key);
 			free(key);
@@ -705,7 +705,7 @@ static int visit_expr(struct astra_expr *e, void *data)
 		for (i = 0; idx[i]; i++)
 			if (idx[i] != ' ' && idx[i] != '\t' && idx[i] != '\n')
 				astra_buf_addch(&kb, idx[i]);
-		key = xasprintf("%s|%s", p->name, kb.buf);
+		key = xasprintf("%s|%s", base, kb.buf); /* as above: one group per pointer expression and index */
 		astra_buf_release(&kb);
 		a.group = add_group(c, p, base, idx, key);
 		free(key);
