@@ -256,7 +256,7 @@ static void read_file(const char *path, enum source src, long long trusted_gid)
 		return;
 	}
 	if (src == SRC_CACHE && !astra_trust_config(st.st_uid, st.st_gid, st.st_mode, trusted_gid, &why)) {
-		astra_vec_pushf(&problems, "%s: not read: %s (see \"Sharing a cache\" in doc/cache.md)", path, why.buf);
+		astra_vec_pushf(&problems, "%s: warning: not read: %s (see \"Sharing a cache\" in doc/cache.md)", path, why.buf);
 		astra_buf_release(&why);
 		astra_buf_release(&b);
 		return;

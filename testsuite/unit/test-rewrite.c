@@ -595,6 +595,8 @@ static void test_dispatch(void)
 	CHECK(strstr(out.buf, "\tswitch (__astra_choose_scale((double)(n))) {\n\tcase 1:\n"
 			      "\t\tif (!__astra_pending_scale::__astra_ok(__astra_c, (const void *)__astra_v1_scale, "
 			      "__astra_cc, 1))\n\t\t\tbreak;\n"
+			      "\t\tif (__astra_p->__astra_shmem > 48 * 1024)\n\t\t\t(void)cudaFuncSetAttribute((const void *)__astra_v1_scale, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)__astra_p->__astra_shmem);\n"
 			      "\t\t__astra_v1_scale<<<dim3((n + 1023) / 1024), dim3(256), __astra_p->__astra_shmem, "
 			      "__astra_p->__astra_stream>>>(x, n);\n\t\treturn;\n\tcase 2:\n"));
 	CHECK(strstr(out.buf, "\t\t__astra_v2_scale<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
@@ -612,7 +614,10 @@ static void test_dispatch(void)
 	CHECK_INT(astra_rewrite_kernel(&e, tu.text, tu.len, "k.cu", &s, NULL), 0);
 	CHECK_INT(astra_edits_apply(&e, tu.text, tu.len, "k.cu", &out), 0);
 	CHECK(!strstr(out.buf, "__astra_ok"));
-	CHECK(strstr(out.buf, "\tcase 1:\n\t\t__astra_v1_scale<<<"));
+	CHECK(strstr(out.buf, "\tcase 1:\n"
+			      "\t\tif (__astra_p->__astra_shmem > 48 * 1024)\n\t\t\t(void)cudaFuncSetAttribute((const void *)__astra_v1_scale, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)__astra_p->__astra_shmem);\n"
+			      "\t\t__astra_v1_scale<<<"));
 	CHECK(strstr(out.buf, "\tdefault:\n\t\tbreak;\n\t}\n\tscale<<<__astra_p->__astra_grid"));
 	/* Direct, the original chosen nowhere: the last variant is the default, the original is not named. */
 	astra_buf_release(&out);
@@ -620,8 +625,14 @@ static void test_dispatch(void)
 	choice[0] = 2;
 	CHECK_INT(astra_rewrite_kernel(&e, tu.text, tu.len, "k.cu", &s, NULL), 0);
 	CHECK_INT(astra_edits_apply(&e, tu.text, tu.len, "k.cu", &out), 0);
-	CHECK(strstr(out.buf, "\tcase 1:\n\t\t__astra_v1_scale<<<"));
-	CHECK(strstr(out.buf, "\tdefault:\n\t\t__astra_v2_scale<<<"));
+	CHECK(strstr(out.buf, "\tcase 1:\n"
+			      "\t\tif (__astra_p->__astra_shmem > 48 * 1024)\n\t\t\t(void)cudaFuncSetAttribute((const void *)__astra_v1_scale, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)__astra_p->__astra_shmem);\n"
+			      "\t\t__astra_v1_scale<<<"));
+	CHECK(strstr(out.buf, "\tdefault:\n"
+			      "\t\tif (__astra_p->__astra_shmem > 48 * 1024)\n\t\t\t(void)cudaFuncSetAttribute((const void *)__astra_v2_scale, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)__astra_p->__astra_shmem);\n"
+			      "\t\t__astra_v2_scale<<<"));
 	CHECK(!strstr(out.buf, "\tscale<<<__astra_p->__astra_grid"));
 	/* The choice reads a name that is not a scalar parameter of the kernel: refused. */
 	astra_buf_release(&out);
