@@ -3,9 +3,10 @@
  *
  * It reads the candidate through front/lex.c, the one lexer (comments,
  * strings, raw strings, preprocessor lines, identifiers, numbers,
- * punctuation), and walks over the top-level declarations.  It does not parse C++: where it cannot tell, it lets the
- * candidate through to the compiler and the test program, which are the
- * real judges; what it rejects it rejects for a reason it can show.
+ * punctuation), and walks over the top-level declarations.  It does not
+ * parse C++: where it cannot tell, it lets the candidate through to the
+ * compiler and the test program, which are the real judges; what it
+ * rejects it rejects for a reason it can show.
  */
 #include "autoconfig.h"
 
