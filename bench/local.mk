@@ -11,8 +11,8 @@ EXTRA_DIST += bench/verify bench/verify-gpu.sh \
 	examples/layer.h examples/main.cu
 
 # On a GPU host: check every reference against its original and time both.
-bench-reference:
-	NVCC="$(NVCC_PATH)" $(SHELL) $(srcdir)/bench/run-reference
+bench-reference: testsuite/helpers/gen-pragmas
+	builddir="$(abs_top_builddir)" NVCC="$(NVCC_PATH)" $(SHELL) $(srcdir)/bench/run-reference
 
 # On a GPU host: the verifier's suite and timing checks (bench/verify-gpu.sh).
 bench-verify: all
