@@ -57,6 +57,11 @@ static const struct item {
 	[ASTRA_CFG_LLM_MAX_CALLS] = { "llm_max_calls", "ASTRA_CC_LLM_MAX_CALLS", T_INT, "24" },
 	[ASTRA_CFG_LLM_MAX_TOKENS] = { "llm_max_tokens", "ASTRA_CC_LLM_MAX_TOKENS", T_INT, "400000" },
 	[ASTRA_CFG_LLM_MAX_SECONDS] = { "llm_max_seconds", "ASTRA_CC_LLM_MAX_SECONDS", T_INT, "900" },
+	[ASTRA_CFG_CAPTURE] = { "capture", "ASTRA_CC_CAPTURE", T_BOOL, "false" },
+	[ASTRA_CFG_CAPTURE_DATA] = { "capture_data", "ASTRA_CC_CAPTURE_DATA", T_BOOL, "false" },
+	[ASTRA_CFG_CAPTURE_DATA_MAX] = { "capture_data_max", "ASTRA_CC_CAPTURE_DATA_MAX", T_SIZE, "256M" },
+	[ASTRA_CFG_CAPTURE_SHAPES] = { "capture_shapes", "ASTRA_CC_CAPTURE_SHAPES", T_INT, "64" },
+	[ASTRA_CFG_CAPTURE_TEST_SHAPES] = { "capture_test_shapes", "ASTRA_CC_CAPTURE_TEST_SHAPES", T_INT, "6" },
 };
 
 static struct value {

@@ -44,6 +44,11 @@ enum astra_cfg {
 	ASTRA_CFG_LLM_MAX_CALLS,   /* per-kernel budget: requests */
 	ASTRA_CFG_LLM_MAX_TOKENS,  /* per-kernel budget: tokens in + out */
 	ASTRA_CFG_LLM_MAX_SECONDS, /* per-kernel budget: wall time in the LLM */
+	ASTRA_CFG_CAPTURE,         /* bool: a capture build (launch sites record their launches) */
+	ASTRA_CFG_CAPTURE_DATA,    /* bool: a capture build also keeps the inputs of each new shape */
+	ASTRA_CFG_CAPTURE_DATA_MAX, /* bytes of captured inputs per kernel (size) */
+	ASTRA_CFG_CAPTURE_SHAPES,  /* distinct shapes a capture keeps per kernel */
+	ASTRA_CFG_CAPTURE_TEST_SHAPES, /* captured shapes the verifier tests per kernel */
 	ASTRA_CFG__COUNT
 };
 
