@@ -24,6 +24,7 @@
 #include "cache/queue.h"
 #include "cache/stats.h"
 #include "cache/store.h"
+#include "passes/capture.h"
 #include "passes/substitute.h"
 #include "front/extract.h"
 #include "front/includes.h"
@@ -231,6 +232,11 @@ int astra_pipeline_compile(struct astra_invocation *inv)
 		goto out;
 	astra_stats_inc(ASTRA_STAT_ANNOTATED_COMPILES);
 	astra_stats_add(ASTRA_STAT_KERNELS_SEEN, (long long)tu.nr_kernels);
+	if (astra_config_bool(ASTRA_CFG_CAPTURE)) {
+		/* A capture build records launches and substitutes nothing (passes/capture.h). */
+		ret = astra_capture_compile(inv, &tu, NULL);
+		goto out;
+	}
 	found = xcalloc(tu.nr_kernels, sizeof(*found));
 	n = look_up(inv, &tu, found);
 	if (n < 0) {
