@@ -13,6 +13,7 @@ libastra_a_SOURCES += \
 	agents/opt-llm.c agents/opt-llm.h \
 	agents/loop.c agents/loop.h \
 	agents/policy.c agents/policy.h \
+	agents/captured.c agents/captured.h \
 	agents/evidence.c agents/evidence.h \
 	agents/progress.c agents/progress.h \
 	agents/warmup.c agents/warmup.h
