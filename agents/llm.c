@@ -47,20 +47,35 @@ static int is_token_char(int c)
 	       c == '-' || c == '_' || c == '.' || c == '~' || c == '+' || c == '/' || c == '=';
 }
 
-/* Replace every occurrence of needle in b by REDACTED. */
-static void replace_all(struct astra_buf *b, const char *needle)
+static int is_alnum(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/*
+ * Replace every occurrence of needle in b by REDACTED; whole: only those
+ * not inside a longer word (no letter or digit right before or after).
+ */
+static void replace_all(struct astra_buf *b, const char *needle, int whole)
 {
 	struct astra_buf out = ASTRA_BUF_INIT;
-	size_t n = strlen(needle), i = 0;
+	size_t n = strlen(needle), i = 0, from = 0;
 	const char *hit;
 	if (!n || !memmem(b->buf, b->len, needle, n))
 		return;
 	while ((hit = memmem(b->buf + i, b->len - i, needle, n)) != NULL) {
-		astra_buf_add(&out, b->buf + i, (size_t)(hit - (b->buf + i)));
+		size_t at = (size_t)(hit - b->buf);
+		if (whole && ((at > 0 && is_alnum((unsigned char)b->buf[at - 1]) && is_alnum((unsigned char)needle[0])) ||
+			      (at + n < b->len && is_alnum((unsigned char)b->buf[at + n]) &&
+			       is_alnum((unsigned char)needle[n - 1])))) {
+			i = at + 1;
+			continue;
+		}
+		astra_buf_add(&out, b->buf + from, at - from);
 		astra_buf_adds(&out, REDACTED);
-		i = (size_t)(hit - b->buf) + n;
+		i = from = at + n;
 	}
-	astra_buf_add(&out, b->buf + i, b->len - i);
+	astra_buf_add(&out, b->buf + from, b->len - from);
 	astra_buf_release(b);
 	*b = out;
 }
@@ -71,6 +86,33 @@ static int ci_match(const char *s, size_t avail, const char *word)
 	return avail >= n && !strncasecmp(s, word, n);
 }
 
+/* Does a URL query parameter's name (n bytes) say that its value is a credential? */
+static int secret_param(const char *name, size_t n)
+{
+	static const char *const words[] = { "key", "token", "secret", "passw", "sig", "auth", "code", "cred" };
+	size_t i, j;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < ARRAY_SIZE(words); j++)
+			if (ci_match(name + i, n - i, words[j]))
+				return 1;
+	return 0;
+}
+
+static void redact_secret(struct astra_buf *text, const char *secret)
+{
+	struct astra_buf esc = ASTRA_BUF_INIT;
+	int whole;
+	if (!secret || !*secret)
+		return;
+	/* A short secret is redacted where it stands alone, not inside every longer word. */
+	whole = strlen(secret) < 8;
+	replace_all(text, secret, whole);
+	astra_buf_add_json_escaped(&esc, secret);
+	if (strcmp(esc.buf, secret))
+		replace_all(text, esc.buf, whole);
+	astra_buf_release(&esc);
+}
+
 void astra_llm_redact(struct astra_buf *text, const char *secret)
 {
 	static const char *const headers[] = {
@@ -78,15 +120,9 @@ void astra_llm_redact(struct astra_buf *text, const char *secret)
 	};
 	struct astra_buf out = ASTRA_BUF_INIT;
 	size_t i = 0;
+	int in_url = 0;
 
-	if (secret && strlen(secret) >= 8) {
-		struct astra_buf esc = ASTRA_BUF_INIT;
-		replace_all(text, secret);
-		astra_buf_add_json_escaped(&esc, secret);
-		if (strcmp(esc.buf, secret))
-			replace_all(text, esc.buf);
-		astra_buf_release(&esc);
-	}
+	redact_secret(text, secret);
 
 	/* Header values, bearer tokens and URL credentials, in one pass. */
 	while (i < text->len) {
@@ -126,6 +162,7 @@ void astra_llm_redact(struct astra_buf *text, const char *secret)
 			/* scheme://user:password@host: the credentials go. */
 			size_t at = 3;
 			int colon = 0;
+			in_url = 1;
 			while (at < avail && s[at] != '@' && s[at] != '/' && s[at] != ' ' &&
 			       s[at] != '"' && s[at] != '\n' && s[at] != '\\') {
 				colon |= s[at] == ':';
@@ -137,11 +174,39 @@ void astra_llm_redact(struct astra_buf *text, const char *secret)
 				continue;
 			}
 		}
+		/* In a URL, ?name=value or &name=value with a credential's name: the value goes. */
+		if (in_url && (*s == '?' || *s == '&')) {
+			size_t nlen = 0;
+			while (nlen + 1 < avail && s[1 + nlen] != '=' && s[1 + nlen] != '&' && s[1 + nlen] != '#' &&
+			       s[1 + nlen] != ' ' && s[1 + nlen] != '"' && s[1 + nlen] != '\n')
+				nlen++;
+			if (nlen + 1 < avail && s[1 + nlen] == '=' && secret_param(s + 1, nlen) &&
+			    strncmp(s + 2 + nlen, REDACTED, strlen(REDACTED))) {
+				astra_buf_add(&out, s, nlen + 2);
+				for (j = nlen + 2; j < avail && s[j] != '&' && s[j] != '#' && s[j] != ' ' && s[j] != '"' &&
+						   s[j] != '\n' && s[j] != '\r' && s[j] != '\\' && s[j] != '\'';
+				     j++)
+					;
+				astra_buf_adds(&out, REDACTED);
+				i += j;
+				continue;
+			}
+		}
+		if (*s == ' ' || *s == '\n' || *s == '"' || *s == '\t')
+			in_url = 0;
 		astra_buf_addch(&out, *s);
 		i++;
 	}
 	astra_buf_release(text);
 	*text = out;
+}
+
+void astra_llm_redact_client(const struct astra_llm *c, struct astra_buf *text)
+{
+	size_t i;
+	for (i = 0; i < c->nr_url_secrets; i++)
+		redact_secret(text, c->url_secrets[i]);
+	astra_llm_redact(text, c->key);
 }
 
 /* error()/trace with the text redacted first. */
@@ -153,7 +218,7 @@ static int llm_error(const struct astra_llm *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	astra_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
-	astra_llm_redact(&b, c->key);
+	astra_llm_redact_client(c, &b);
 	error("llm: %s", b.buf);
 	astra_buf_release(&b);
 	return -1;
@@ -169,7 +234,7 @@ static void llm_trace(const struct astra_llm *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	astra_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
-	astra_llm_redact(&b, c->key);
+	astra_llm_redact_client(c, &b);
 	astra_trace(ASTRA_TRACE_LLM, "%s", b.buf);
 	astra_buf_release(&b);
 }
@@ -222,6 +287,18 @@ int astra_llm_init(struct astra_llm *c, struct astra_buf *why)
 		return -1;
 	}
 	c->url = c->provider->url(*base ? base : c->provider->default_url);
+	{
+		/* Every value of the URL's query is kept as a secret (a key may be there). */
+		const char *q = strchr(base, '?');
+		while (q && *q && *q != '#') {
+			size_t n = strcspn(++q, "&#"), eq = strcspn(q, "=&#");
+			if (eq < n && n > eq + 1) {
+				c->url_secrets = xrealloc(c->url_secrets, (c->nr_url_secrets + 1) * sizeof(char *));
+				c->url_secrets[c->nr_url_secrets++] = xstrndup(q + eq + 1, n - eq - 1);
+			}
+			q += n;
+		}
+	}
 	if (*model)
 		c->model = xstrdup(model);
 	if (*extra) {
@@ -253,6 +330,14 @@ void astra_llm_release(struct astra_llm *c)
 {
 	free(c->url);
 	free(c->model);
+	{
+		size_t i;
+		for (i = 0; i < c->nr_url_secrets; i++) {
+			memset(c->url_secrets[i], 0, strlen(c->url_secrets[i]));
+			free(c->url_secrets[i]);
+		}
+		free(c->url_secrets);
+	}
 	if (c->key)
 		memset(c->key, 0, strlen(c->key));
 	free(c->key);
@@ -276,7 +361,7 @@ char *astra_llm_transcript(const struct astra_llm *c)
 	char *text = astra_json_print(c->transcript, 1);
 	astra_buf_adds(&b, text);
 	free(text);
-	astra_llm_redact(&b, c->key);
+	astra_llm_redact_client(c, &b);
 	astra_buf_addch(&b, '\n');
 	return astra_buf_detach(&b, NULL);
 }

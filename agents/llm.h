@@ -30,6 +30,8 @@ struct astra_llm {
 	char *url;                 /* the endpoint requests are posted to */
 	char *model;
 	char *key;                 /* NULL when none; never printed */
+	char **url_secrets;        /* the values of llm_url's query (a key may be one): never printed */
+	size_t nr_url_secrets;
 	struct astra_json *extra;  /* llm_extra, or NULL */
 	double timeout;            /* seconds per request */
 	int retries;
@@ -81,12 +83,19 @@ char *astra_llm_transcript(const struct astra_llm *c);
 /*
  * THE redaction function: every piece of text that leaves the client (log
  * lines, error messages, transcripts) passes through it.  Replaces in text:
- * every occurrence of secret (raw and JSON-escaped; only secrets of 8 bytes
- * or more, shorter ones are placeholders such as vLLM's "EMPTY"), the value
- * of Authorization, Proxy-Authorization, api-key and x-api-key headers, the
- * token after "Bearer ", and user:password in URLs, each by "[REDACTED]".
+ * every occurrence of secret (raw and JSON-escaped; one shorter than 8
+ * bytes only where it stands alone, not inside a longer word of letters
+ * and digits, so that a placeholder such as vLLM's "EMPTY" does not mangle
+ * the text around it), the value of Authorization, Proxy-Authorization,
+ * api-key and x-api-key headers, the token after "Bearer ", user:password
+ * in URLs, and in URLs the value of every query parameter whose name says
+ * it is a credential (key, token, secret, password, sig, auth, code, in
+ * any spelling: "?api-key=...", "&access_token=..."), each by "[REDACTED]".
  * secret may be NULL.
  */
 void astra_llm_redact(struct astra_buf *text, const char *secret);
+
+/* The client's redaction: its key and every value of llm_url's query. */
+void astra_llm_redact_client(const struct astra_llm *c, struct astra_buf *text);
 
 #endif

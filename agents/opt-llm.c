@@ -61,7 +61,7 @@ static void note_warning(const struct state *st, const char *fmt, ...)
 	va_start(ap, fmt);
 	astra_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
-	astra_llm_redact(&b, st->client.key);
+	astra_llm_redact_client(&st->client, &b);
 	warning("%s", b.buf);
 	astra_buf_release(&b);
 }

@@ -25,13 +25,14 @@ void astra_chat_answer_release(struct astra_chat_answer *a)
 
 static char *openai_url(const char *base)
 {
-	size_t n = strlen(base);
+	/* The path goes before a query or fragment ("...?api-key=X" stays at the end). */
+	size_t end = strcspn(base, "?#"), n = end;
 	while (n && base[n - 1] == '/')
 		n--;
 	/* A full endpoint URL is taken as given. */
 	if (n >= 17 && !strncmp(base + n - 17, "/chat/completions", 17))
-		return xstrndup(base, n);
-	return xasprintf("%.*s/chat/completions", (int)n, base);
+		return xasprintf("%.*s%s", (int)n, base, base + end);
+	return xasprintf("%.*s/chat/completions%s", (int)n, base, base + end);
 }
 
 static void openai_auth(struct astra_vec *headers, const char *key)

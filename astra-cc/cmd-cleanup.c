@@ -20,6 +20,9 @@
 #include "lib/buf.h"
 #include "lib/config.h"
 #include "lib/json.h"
+#include "lib/workspace.h"
+#include "passes/substitute.h"
+#include "verify/verify.h"
 
 /* ------------------------------------------------------------ limits */
 
@@ -70,7 +73,8 @@ int astra_cache_cmd_max_size(int argc, char **argv)
 			astra_progname);
 		return 2;
 	}
-	if (astra_buf_read_file(&old, path, 1 << 20) < 0 && errno != ENOENT) {
+	/* Only a regular file, without blocking on a FIFO in its place. */
+	if (astra_buf_read_regular(&old, path, 1 << 20, 0, NULL) < 0 && errno != ENOENT) {
 		fprintf(stderr, "%s: cannot read %s: %s\n", astra_progname, path, strerror(errno));
 		astra_buf_release(&old);
 		return 1;
@@ -111,6 +115,17 @@ int astra_cache_cmd_max_size(int argc, char **argv)
 
 /* ------------------------------------------------------------ cleanup */
 
+/*
+ * The workspaces of substituted compiles and verifications that were
+ * killed, in TMPDIR: not cache files (so not in the counts), but leftovers
+ * of astra-cc's all the same.
+ */
+static void sweep_workspaces(void)
+{
+	astra_workspace_sweep(ASTRA_SUBST_WORKSPACE, ASTRA_WORKSPACE_STALE);
+	astra_workspace_sweep(ASTRA_VERIFY_WORKSPACE, ASTRA_WORKSPACE_STALE);
+}
+
 static void report_cleanup(const char *what, const struct astra_cleanup_result *r, int json)
 {
 	struct astra_buf a = ASTRA_BUF_INIT, b = ASTRA_BUF_INIT;
@@ -133,10 +148,16 @@ static void report_cleanup(const char *what, const struct astra_cleanup_result *
 	astra_buf_release(&b);
 }
 
+static const char *const json_flag[] = { "--json", NULL };
+
 int astra_cache_cmd_clear(int argc, char **argv)
 {
-	struct astra_cache *c = astra_cache_open(NULL);
+	struct astra_cache *c;
 	struct astra_cleanup_result r;
+	if (astra_cmd_check_args(argc, argv, json_flag, 0))
+		return 2;
+	c = astra_cache_open(NULL);
+	sweep_workspaces();
 	if (astra_cache_clear(astra_cache_local(c), &r) < 0) {
 		fprintf(stderr, "%s: cannot clear %s: %s\n", astra_progname, astra_cache_dir(c), strerror(errno));
 		return astra_cmd_finish(1, c);
@@ -147,8 +168,12 @@ int astra_cache_cmd_clear(int argc, char **argv)
 
 int astra_cache_cmd_cleanup(int argc, char **argv)
 {
-	struct astra_cache *c = astra_cache_open(NULL);
+	struct astra_cache *c;
 	struct astra_cleanup_result r;
+	if (astra_cmd_check_args(argc, argv, json_flag, 0))
+		return 2;
+	c = astra_cache_open(NULL);
+	sweep_workspaces();
 	if (astra_cache_cleanup(astra_cache_local(c), astra_config_int(ASTRA_CFG_MAX_SIZE), 0, 1, &r) < 0) {
 		fprintf(stderr, "%s: cannot clean up %s: %s\n", astra_progname, astra_cache_dir(c), strerror(errno));
 		return astra_cmd_finish(1, c);
@@ -171,6 +196,10 @@ int astra_cache_cmd_evict(int argc, char **argv)
 			astra_progname);
 		return 2;
 	}
+	for (; next < argc; next++)
+		if (strcmp(argv[next], "--json"))
+			return astra_cmd_usage_error(argv[0], "%s '%s'", argv[next][0] == '-' ?
+						     "unrecognized option" : "unexpected argument", argv[next]);
 	c = astra_cache_open(NULL);
 	if (astra_cache_cleanup(astra_cache_local(c), 0, astra_time() - age, 1, &r) < 0) {
 		fprintf(stderr, "%s: cannot clean up %s: %s\n", astra_progname, astra_cache_dir(c), strerror(errno));

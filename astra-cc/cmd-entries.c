@@ -69,7 +69,7 @@ static void entry_json(struct astra_cache *c, struct astra_json *list, const str
 {
 	struct astra_entry e;
 	struct astra_json *m = NULL, *o;
-	struct astra_storage_stat st = { 0, 0 };
+	struct astra_storage_stat st = { 0, 0, 0, 0, 0, 0 };
 	const char *why = "";
 	char *name = astra_cache_entry_name(f->key, f->cc);
 	char *path = astra_cache_local(c)->ops->where(astra_cache_local(c), name);
@@ -99,7 +99,7 @@ static int show_one(struct astra_cache *c, const struct found *f)
 {
 	struct astra_entry e;
 	struct astra_json *m = NULL;
-	struct astra_storage_stat st = { 0, 0 };
+	struct astra_storage_stat st = { 0, 0, 0, 0, 0, 0 };
 	struct astra_buf b = ASTRA_BUF_INIT;
 	const char *why = "";
 	char *name = astra_cache_entry_name(f->key, f->cc);
@@ -158,7 +158,9 @@ static int show_one(struct astra_cache *c, const struct found *f)
 	printf("manifest:\n");
 	astra_cmd_print_json(m);
 	if (e.variant) {
-		printf("variant:\n%s", e.variant);
+		astra_buf_reset(&b);
+		astra_buf_add_printable(&b, e.variant, 1);
+		printf("variant:\n%s", b.buf);
 		if (e.variant_len && e.variant[e.variant_len - 1] != '\n')
 			printf("\n");
 	}
@@ -197,7 +199,8 @@ int astra_cache_cmd_show_entry(int argc, char **argv)
 		else if (!key && argv[i][0] != '-')
 			key = argv[i];
 		else
-			key = "";
+			return astra_cmd_usage_error(argv[0], "%s '%s'", argv[i][0] == '-' ? "unrecognized option" :
+						     "unexpected argument", argv[i]);
 	}
 	if (!key || !is_hex_prefix(key) || l.arch < 0) {
 		fprintf(stderr, "usage: %s --show-entry KEY [--arch sm_XX] [--transcript] [--json]\n"
@@ -281,19 +284,25 @@ static int by_last_use(const void *a, const void *b)
 
 int astra_cache_cmd_list(int argc, char **argv)
 {
-	struct astra_cache *c = astra_cache_open(NULL);
-	struct astra_storage *s = astra_cache_local(c);
+	static const char *const flags[] = { "--json", NULL };
+	struct astra_cache *c;
+	struct astra_storage *s;
 	struct found_list l = { NULL, 0, 0, 0 };
 	struct list_row *rows;
 	long long now = astra_time();
 	size_t i, w_kernel = 6, w_device = 6;
 
+	if (astra_cmd_check_args(argc, argv, flags, 0))
+		return 2;
+	c = astra_cache_open(NULL);
+	s = astra_cache_local(c);
+
 	s->ops->list(s, "", collect_entry, &l);
 	rows = xcalloc(l.nr + 1, sizeof(*rows));
 	for (i = 0; i < l.nr; i++) {
 		struct astra_entry e;
-		struct astra_storage_stat st = { 0, 0 };
-		const char *why;
+		struct astra_storage_stat st = { 0, 0, 0, 0, 0, 0 };
+		const char *why = "";
 		struct list_row *r = &rows[i];
 		int ok = astra_cache_peek(c, l.v[i].key, l.v[i].cc, &e, NULL, &st, &why);
 		memcpy(r->key, l.v[i].key, sizeof(r->key));
@@ -309,7 +318,7 @@ int astra_cache_cmd_list(int argc, char **argv)
 			r->created = e.created;
 		} else {
 			r->kernel = xstrdup("?");
-			r->verdict = xstrdup(ok < 0 ? "corrupt" : "vanished");
+			r->verdict = xstrdup(ok == 0 ? "vanished" : strstr(why, "trust") ? "untrusted" : "corrupt");
 			r->speedup = xstrdup("-");
 			r->device = xstrdup("?");
 			r->created = r->last_used;
@@ -346,16 +355,22 @@ int astra_cache_cmd_list(int argc, char **argv)
 		printf("%-16s %-7s %-*s %-17s %-7s %-*s %5s %8s\n", "KEY", "ARCH", (int)w_kernel, "KERNEL",
 		       "VERDICT", "SPEEDUP", (int)w_device, "DEVICE", "AGE", "LAST USE");
 		for (i = 0; i < l.nr; i++) {
-			struct astra_buf age = ASTRA_BUF_INIT, used = ASTRA_BUF_INIT;
+			struct astra_buf age = ASTRA_BUF_INIT, used = ASTRA_BUF_INIT, kernel = ASTRA_BUF_INIT,
+					 device = ASTRA_BUF_INIT;
 			char arch[16];
 			snprintf(arch, sizeof(arch), "sm_%d", rows[i].cc);
 			astra_cmd_format_age(&age, now - rows[i].created);
 			astra_cmd_format_age(&used, now - rows[i].last_used);
+			/* For a terminal: no control character of a manifest reaches it. */
+			astra_buf_add_printable(&kernel, rows[i].kernel, 0);
+			astra_buf_add_printable(&device, rows[i].device, 0);
 			printf("%-16.16s %-7s %-*s %-17s %-7s %-*s %5s %8s\n", rows[i].key, arch, (int)w_kernel,
-			       rows[i].kernel, rows[i].verdict, rows[i].speedup, (int)w_device, rows[i].device,
+			       kernel.buf, rows[i].verdict, rows[i].speedup, (int)w_device, device.buf,
 			       age.buf, used.buf);
 			astra_buf_release(&age);
 			astra_buf_release(&used);
+			astra_buf_release(&kernel);
+			astra_buf_release(&device);
 		}
 	}
 	for (i = 0; i < l.nr; i++) {

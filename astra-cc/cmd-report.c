@@ -526,7 +526,7 @@ static struct astra_json *bare_json(const struct item *it, const char *status, c
 static struct astra_json *kernel_json(struct astra_cache *c, const struct item *it)
 {
 	struct astra_entry e;
-	struct astra_storage_stat st = { 0, 0 };
+	struct astra_storage_stat st;
 	const struct astra_json *extra, *ev, *loop, *orig, *vl;
 	struct astra_json *k, *shapes, *o, *a;
 	const char *why = NULL;
@@ -535,6 +535,7 @@ static struct astra_json *kernel_json(struct astra_cache *c, const struct item *
 	int r, faster;
 	size_t i;
 
+	memset(&st, 0, sizeof(st));
 	if (it->no_entry)
 		return bare_json(it, "no-entry", it->why);
 	r = astra_cache_peek(c, it->key, it->cc, &e, NULL, &st, &why);

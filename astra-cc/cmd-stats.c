@@ -26,7 +26,7 @@
 struct stat_row {
 	int indent;
 	const char *label;
-	int stats[7]; /* summed; ends with -1 */
+	int stats[8]; /* summed; ends with -1 */
 };
 
 #define S(x) ASTRA_STAT_##x
@@ -53,9 +53,10 @@ static const struct stat_row stat_rows[] = {
 	{ 1, "rewritten TU failed", { S(FALLBACK_REWRITE), -1 } },
 	{ 1, "internal error", { S(FALLBACK_INTERNAL), -1 } },
 	{ 0, "cache problems", { S(CORRUPT_ENTRIES), S(UNKNOWN_FORMAT), S(CACHE_UNWRITABLE),
-				 S(CACHE_FULL), S(CACHE_IO_ERRORS), S(LOCK_TIMEOUTS), -1 } },
+				 S(CACHE_FULL), S(CACHE_IO_ERRORS), S(LOCK_TIMEOUTS), S(UNTRUSTED), -1 } },
 	{ 1, "corrupt entries", { S(CORRUPT_ENTRIES), -1 } },
 	{ 1, "unknown format entries", { S(UNKNOWN_FORMAT), -1 } },
+	{ 1, "untrusted files", { S(UNTRUSTED), -1 } },
 	{ 1, "unwritable", { S(CACHE_UNWRITABLE), -1 } },
 	{ 1, "disk full", { S(CACHE_FULL), -1 } },
 	{ 1, "I/O errors", { S(CACHE_IO_ERRORS), -1 } },
@@ -86,11 +87,16 @@ static long long row_value(const struct stat_row *r, const long long *v)
 
 int astra_cache_cmd_show_stats(int argc, char **argv)
 {
-	struct astra_cache *c = astra_cache_open(NULL);
+	static const char *const flags[] = { "--json", NULL };
+	struct astra_cache *c;
 	long long v[ASTRA_STAT__COUNT], bytes = 0, entries = 0, queued;
 	long long max_size = astra_config_int(ASTRA_CFG_MAX_SIZE);
 	int usable, i;
 	size_t r;
+
+	if (astra_cmd_check_args(argc, argv, flags, 0))
+		return 2;
+	c = astra_cache_open(NULL);
 
 	astra_stats_read(astra_cache_dir(c), v);
 	usable = astra_cache_usage(astra_cache_local(c), &bytes, &entries) == 0;
@@ -145,8 +151,8 @@ int astra_cache_cmd_show_stats(int argc, char **argv)
 int astra_cache_cmd_zero_stats(int argc, char **argv)
 {
 	const char *dir = astra_config_str(ASTRA_CFG_DIR);
-	(void)argc;
-	(void)argv;
+	if (astra_cmd_check_args(argc, argv, NULL, 0))
+		return 2;
 	if (astra_stats_zero(dir) < 0) {
 		fprintf(stderr, "%s: cannot zero the statistics in %s: %s\n", astra_progname, dir, strerror(errno));
 		return 1;

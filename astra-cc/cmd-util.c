@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,36 @@ int astra_cmd_has_flag(int argc, char **argv, const char *flag)
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], flag))
 			return 1;
+	return 0;
+}
+
+int astra_cmd_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: %s: ", astra_progname, cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", astra_progname);
+	return 2;
+}
+
+int astra_cmd_check_args(int argc, char **argv, const char *const *flags, int max_operands)
+{
+	int i, operands = 0;
+	for (i = 1; i < argc; i++) {
+		const char *const *f;
+		int known = 0;
+		if (argv[i][0] != '-' || !argv[i][1]) {
+			if (++operands > max_operands)
+				return astra_cmd_usage_error(argv[0], "unexpected argument '%s'", argv[i]);
+			continue;
+		}
+		for (f = flags; f && *f && !known; f++)
+			known = !strcmp(argv[i], *f);
+		if (!known)
+			return astra_cmd_usage_error(argv[0], "unrecognized option '%s'", argv[i]);
+	}
 	return 0;
 }
 
@@ -67,7 +98,23 @@ void astra_cmd_format_time(struct astra_buf *b, long long t)
 void astra_cmd_print_json(struct astra_json *j)
 {
 	char *text = astra_json_print(j, 1);
-	printf("%s\n", text);
+	const char *p;
+	/*
+	 * The printer escapes control characters below 0x20; DEL and the C1
+	 * controls (U+0080..U+009F, a CSI among them) are escaped here too,
+	 * as \u00XX (the same JSON), so that no string of a manifest sends a
+	 * control sequence to a terminal.
+	 */
+	for (p = text; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c == 0x7f)
+			fputs("\\u007f", stdout);
+		else if (c == 0xc2 && (unsigned char)p[1] >= 0x80 && (unsigned char)p[1] <= 0x9f)
+			printf("\\u00%02x", (unsigned char)*++p);
+		else
+			putchar(c);
+	}
+	putchar('\n');
 	free(text);
 }
 
@@ -103,5 +150,9 @@ int astra_parse_age(const char *s, long long *seconds)
 
 void astra_cmd_print_row(int indent, const char *label, const char *value)
 {
-	printf("%*s%-*s %s\n", indent * 2, "", 34 - indent * 2, label, value);
+	/* Values come from files (a manifest): no control character reaches the terminal. */
+	struct astra_buf b = ASTRA_BUF_INIT;
+	astra_buf_add_printable(&b, value, 0);
+	printf("%*s%-*s %s\n", indent * 2, "", 34 - indent * 2, label, b.buf);
+	astra_buf_release(&b);
 }

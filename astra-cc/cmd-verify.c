@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "astra-cc/cmd-util.h"
 #include "astra-cc/cmd-verify.h"
 #include "verify/verify.h"
 #include "verify/profile.h"
@@ -325,6 +326,10 @@ int astra_verify_judge_command(int argc, char **argv)
 	for (k = 1; k < argc; k++) {
 		if (!strcmp(argv[k], "--json"))
 			json = 1;
+		else if (argv[k][0] == '-' && argv[k][1])
+			return astra_cmd_usage_error(argv[0], "unrecognized option '%s'", argv[k]);
+		else if (path)
+			return astra_cmd_usage_error(argv[0], "unexpected argument '%s'", argv[k]);
 		else
 			path = argv[k];
 	}

@@ -5,20 +5,27 @@
  */
 #include "autoconfig.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "agents/warmup.h"
+#include "astra-cc/cmd-util.h"
 #include "astra-cc/cmd-warmup.h"
+#include "lib/config.h"
 #include "lib/locate.h"
 #include "lib/util.h"
 
-static void usage(void)
+/* A count for -j or --rounds: a whole number from 1 to max, or -1. */
+static int count_arg(const char *s, int max)
 {
-	fprintf(stderr, "usage: astra-cc --warmup [-j N] [--rounds N] [--no-run] [--json FILE] [--[no-]progress]\n"
-			"                         [-p BUILD_DIR | FILE.cu... [-- NVCC FLAGS]]\n");
+	char *end;
+	long n;
+	errno = 0;
+	n = strtol(s, &end, 10);
+	return *s && !*end && !errno && n >= 1 && n <= max ? (int)n : -1;
 }
 
 int astra_cmd_warmup(int argc, char **argv)
@@ -27,24 +34,40 @@ int astra_cmd_warmup(int argc, char **argv)
 	const char *why;
 	char *nvcc;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int a, ret;
+	int a, ret = 2;
+	size_t i;
 
 	memset(&rq, 0, sizeof(rq));
 	astra_vec_init(&rq.files);
 	astra_vec_init(&rq.flags);
+	/* The jobs setting (ASTRA_CC_JOBS), else the CPUs, at most 4; -j wins. */
 	rq.jobs = ncpu > 4 ? 4 : (ncpu > 0 ? (int)ncpu : 1);
+	if (strcmp(astra_config_origin(ASTRA_CFG_JOBS), "default") && astra_config_int(ASTRA_CFG_JOBS) > 0)
+		rq.jobs = (int)astra_config_int(ASTRA_CFG_JOBS);
 	rq.progress = -1;
 	for (a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "-j") && a + 1 < argc)
-			rq.jobs = atoi(argv[++a]);
-		else if (!strncmp(argv[a], "-j", 2) && argv[a][2])
-			rq.jobs = atoi(argv[a] + 2);
-		else if (!strcmp(argv[a], "-p") && a + 1 < argc)
+		const char *v = NULL;
+		if ((!strcmp(argv[a], "-j") || !strcmp(argv[a], "--rounds") || !strcmp(argv[a], "-p") ||
+		     !strcmp(argv[a], "--json")) && a + 1 >= argc) {
+			astra_cmd_usage_error(argv[0], "option '%s' requires an argument", argv[a]);
+			goto out;
+		}
+		if (!strcmp(argv[a], "-j") || (!strncmp(argv[a], "-j", 2) && argv[a][2])) {
+			v = argv[a][2] ? argv[a] + 2 : argv[++a];
+			if ((rq.jobs = count_arg(v, 1024)) < 0) {
+				astra_cmd_usage_error(argv[0], "invalid number of jobs '%s'", v);
+				goto out;
+			}
+		} else if (!strcmp(argv[a], "--rounds")) {
+			v = argv[++a];
+			if ((rq.max_rounds = count_arg(v, 1000)) < 0) {
+				astra_cmd_usage_error(argv[0], "invalid number of rounds '%s'", v);
+				goto out;
+			}
+		} else if (!strcmp(argv[a], "-p"))
 			rq.db = argv[++a];
-		else if (!strcmp(argv[a], "--json") && a + 1 < argc)
+		else if (!strcmp(argv[a], "--json"))
 			rq.json_out = argv[++a];
-		else if (!strcmp(argv[a], "--rounds") && a + 1 < argc)
-			rq.max_rounds = atoi(argv[++a]);
 		else if (!strcmp(argv[a], "--no-run"))
 			rq.no_run = 1;
 		else if (!strcmp(argv[a], "--progress"))
@@ -55,23 +78,28 @@ int astra_cmd_warmup(int argc, char **argv)
 			for (a++; a < argc; a++)
 				astra_vec_push(&rq.flags, argv[a]);
 		} else if (argv[a][0] == '-') {
-			usage();
-			astra_vec_clear(&rq.files);
-			astra_vec_clear(&rq.flags);
-			return 2;
+			astra_cmd_usage_error(argv[0], "unrecognized option '%s'", argv[a]);
+			goto out;
 		} else
 			astra_vec_push(&rq.files, argv[a]);
 	}
+	/* Files that are not there are the user's mistake, said plainly (not libclang's). */
+	for (i = 0; i < rq.files.nr; i++)
+		if (access(rq.files.v[i], R_OK) < 0) {
+			fprintf(stderr, "%s: %s: %s\n", astra_progname, rq.files.v[i], strerror(errno));
+			ret = 1;
+			goto out;
+		}
 	nvcc = astra_locate_nvcc(0, &why);
 	if (!nvcc) {
 		fprintf(stderr, "%s: cannot find the real nvcc: %s\n", astra_progname, why);
-		astra_vec_clear(&rq.files);
-		astra_vec_clear(&rq.flags);
-		return 127;
+		ret = 127;
+		goto out;
 	}
 	rq.nvcc = nvcc;
 	ret = astra_warmup_run(&rq);
 	free(nvcc);
+out:
 	astra_vec_clear(&rq.files);
 	astra_vec_clear(&rq.flags);
 	return ret;

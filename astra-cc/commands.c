@@ -23,15 +23,18 @@
 #include "astra-cc/cmd-verify.h"
 #include "astra-cc/cmd-explain.h"
 #include "astra-cc/cmd-report.h"
+#include "astra-cc/cmd-util.h"
 
 static int cmd_help(int argc, char **argv);
 
 static int cmd_version(int argc, char **argv)
 {
 	const char *why;
-	char *nvcc = astra_locate_nvcc(0, &why);
+	char *nvcc;
 	int ret = 0;
-	(void)argc;
+	if (astra_cmd_check_args(argc, argv, NULL, 0))
+		return 2;
+	nvcc = astra_locate_nvcc(0, &why);
 	if (nvcc) {
 		char *args[] = { nvcc, argv[0], NULL };
 		fflush(stdout);
@@ -43,13 +46,19 @@ static int cmd_version(int argc, char **argv)
 	 * ("release X.Y", "VX.Y.Z") so that it cannot change what CMake finds.
 	 */
 	printf("astra-cc %s (wrapper; real nvcc: %s)\n", PACKAGE_VERSION, nvcc ? "found" : why);
+	if (!nvcc) {
+		/* A compiler that cannot compile: CMake's identification must fail here, not later. */
+		fflush(stdout);
+		fprintf(stderr, "%s: cannot find the real nvcc: %s\n", astra_progname, why);
+		return 127;
+	}
 	return ret;
 }
 
 static int cmd_show_config(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (astra_cmd_check_args(argc, argv, NULL, 0))
+		return 2;
 	printf("(config file: %s)\n", astra_config_path());
 	astra_config_show(stdout);
 	return 0;
@@ -76,7 +85,7 @@ static const struct astra_command commands[] = {
 	  "judge hand-written variants of a kernel: verdict and evidence" },
 	{ "--judge-timing", NULL, astra_verify_judge_command, "FILE [--json]",
 	  "apply the timing rule to a saved test-program run (checking measurements)" },
-	{ "--warmup", NULL, astra_cmd_warmup, "[-j N] [--rounds N] [--no-run] [--json F] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
+	{ "--warmup", NULL, astra_cmd_warmup, "[-j N] [--rounds N] [--no-run] [--json F] [--[no-]progress] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
 	  "optimize annotated kernels now (the queue, a compile_commands.json, or files)" },
 	{ "--explain", NULL, astra_cmd_explain, "FILE.cu [nvcc flags] [--cc XX]",
 	  "which rules apply to each annotated kernel, and why the others do not" },
@@ -129,8 +138,8 @@ void astra_command_usage(FILE *out)
 
 static int cmd_help(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (astra_cmd_check_args(argc, argv, NULL, 0))
+		return 2;
 	astra_command_usage(stdout);
 	return 0;
 }

@@ -7,7 +7,14 @@
  * first (largest) shape, again with every pointer moved by one element, and
  * compares every output element within the pragma's tolerance (or a
  * per-type default).  Outputs are poisoned with NaN before each run, so an
- * element a kernel forgets to write fails.  Then it times both versions at
+ * element a kernel forgets to write fails.  Each side has its own copy of
+ * every buffer, inputs included: the inputs are checksummed after the run
+ * (a kernel that writes its input fails), and every buffer sits between
+ * two poisoned guard zones that must be intact afterwards (a write out of
+ * bounds fails).  With --waves, each kernel also runs its multi-wave
+ * shapes (waves_of below): grids larger than the device holds at once and
+ * grid-stride loops that go round more than once, which the pragmas' small
+ * shapes never reach.  Then it times both versions at
  * the first shape (CUDA events around the kernel alone, L2 flushed before
  * each launch, runs interleaved, median) and prints time, achieved bandwidth
  * and the fraction of the measured device-to-device copy bandwidth.
@@ -23,8 +30,12 @@
  * runs the same checks on the CPU, without timing: that is how the
  * references are checked on machines without a GPU.
  *
- * Usage: bench [--no-time] [--max-elements N] [--json FILE] [--commit ID] [KERNEL...]
- * --max-elements skips the shapes where an output has more than N elements.
+ * Usage: bench [--no-time] [--max-elements N] [--waves] [--max-threads N]
+ *              [--json FILE] [--commit ID] [KERNEL...]
+ * --max-elements skips the pragma's shapes where an output has more than N
+ * elements; --waves adds the multi-wave shapes (not subject to it), and
+ * --max-threads skips a multi-wave shape for a pair of launches one of
+ * which has more than N threads (the emulator's time budget).
  * Exit status: 0 when every check passed, 1 when one failed, 2 on a CUDA
  * error.
  */
@@ -195,14 +206,15 @@ template <typename T> static void fill(T *p, size_t n, uint64_t seed, double lo,
 	CK(cudaGetLastError());
 }
 
-/* A shape from the pragma: "rows=2048, cols=12288". */
+/* A shape from the pragma: "rows=2048, cols=12288" (or a multi-wave one). */
 struct Shape {
 	std::string text;
 	std::vector<std::pair<std::string, long long>> values;
 	int index;
 	bool misaligned;
+	bool wave = false;
 
-	Shape(const char *s, int i, bool mis) : text(s), index(i), misaligned(mis)
+	Shape(const char *s, int i, bool mis, bool w = false) : text(s), index(i), misaligned(mis), wave(w)
 	{
 		const char *p = s;
 		while (*p) {
@@ -227,13 +239,80 @@ struct Shape {
 	}
 };
 
-static std::vector<Shape> shapes_of(const char *const *list)
+static struct {
+	bool time = true;
+	size_t max_elements = (size_t)-1;
+	bool waves = false;
+	unsigned long long max_threads = ~0ull;
+	const char *json = nullptr;
+	const char *commit = "unknown";
+	std::vector<std::string> only;
+} opt;
+
+/*
+ * Multi-wave shapes, run with --waves.  The pragmas' shapes that the CPU
+ * emulator can afford are small: one wave, and a grid-stride loop (whose
+ * grid the rules cap at 8 blocks of 256 per SM, 1056 on an H100) never
+ * goes round twice.  These are sized so that on an H100 (132 SMs, 2048
+ * threads and 32 blocks each; the emulated device too):
+ *   - element-wise kernels: more than 1056 x 256 x 8 = 2,162,688 elements,
+ *     so that a capped grid-stride loop taking 8 elements per thread goes
+ *     round at least twice, and the original's grid of one element per
+ *     thread is about 8 waves; the inner dimensions are multiples of 8 (the
+ *     vector paths run) with a tail in the outer one;
+ *   - row kernels: more rows than 1056 (grid = rows is 2 waves of 256-thread
+ *     blocks, 5 of 1024);
+ *   - thread-per-row kernels: also more than 2112 x 128 = 270,336 rows (the
+ *     original's grid of 128-thread blocks is 2 waves, and a grid-stride
+ *     loop over rows capped at 1056 such blocks goes round at least twice)
+ *     with short rows, where --max-threads leaves out the block- and warp-per-row
+ *     variants (a block or a warp per row is millions of threads); they get
+ *     their waves from the first shape.
+ * A shape name=value list like the pragmas'.  They run for the first type
+ * of the kernel only (the grid's indexing does not depend on the type; the
+ * emulator's time does, and these are its largest shapes).
+ */
+static const char *const *waves_of(const char *kernel)
 {
+	static const struct { const char *kernel; const char *shapes[3]; } table[] = {
+		{"silu_and_mul", {"tokens=33, d=66560", nullptr}},
+		{"gelu_tanh_and_mul", {"tokens=33, d=66560", nullptr}},
+		{"merge_attn_states", {"num_tokens=531, num_heads=32, head_size=128", nullptr}},
+		{"rotary_neox", {"num_tokens=1057, num_heads=32, num_kv_heads=8, head_size=128", nullptr}},
+		{"rotary_gptj", {"num_tokens=1057, num_heads=32, num_kv_heads=8, head_size=128", nullptr}},
+		{"transpose", {"rows=1473, cols=1480", nullptr}},
+		{"rmsnorm", {"rows=1057, cols=136", "rows=270337, cols=4", nullptr}},
+		{"fused_add_rmsnorm", {"rows=1057, cols=136", nullptr}},
+		{"layernorm", {"rows=1057, cols=136", nullptr}},
+		{"per_token_quant_fp8", {"tokens=1057, hidden=136", nullptr}},
+		{"softmax", {"rows=1057, cols=136", "rows=270337, cols=4", nullptr}},
+		{"topk_gating_softmax", {"tokens=1057, experts=64, k=4, renormalize=1",
+					 "tokens=270337, experts=8, k=2, renormalize=0"}},
+		{"embedding", {"tokens=1057, hidden=136", "tokens=270337, hidden=4", nullptr}},
+	};
+	static const char *const none[] = {nullptr};
+	for (auto &e : table)
+		if (!strcmp(e.kernel, kernel))
+			return e.shapes;
+	return none;
+}
+
+/* The pragma's shapes (all but the first again misaligned), then with
+ * --waves the kernel's multi-wave shapes (for its first type). */
+static std::vector<Shape> shapes_of(const char *const *list, const char *kernel)
+{
+	static std::vector<std::string> waved;
 	std::vector<Shape> out;
 	for (int i = 0; list[i]; i++) {
 		out.emplace_back(list[i], i, false);
 		if (i > 0)
 			out.emplace_back(list[i], i, true);
+	}
+	if (opt.waves && std::find(waved.begin(), waved.end(), kernel) == waved.end()) {
+		waved.push_back(kernel);
+		const char *const *w = waves_of(kernel);
+		for (int i = 0; i < 2 && w[i]; i++)
+			out.emplace_back(w[i], -1, false, true);
 	}
 	return out;
 }
@@ -247,14 +326,6 @@ struct Result {
 	double bytes = 0, us_orig = 0, us_ref = 0, spread_orig = 0, spread_ref = 0;
 };
 
-static struct {
-	bool time = true;
-	size_t max_elements = (size_t)-1;
-	const char *json = nullptr;
-	const char *commit = "unknown";
-	std::vector<std::string> only;
-} opt;
-
 static int side;                    /* 0: original, 1: reference; read by Arg */
 static double copy_gbps;
 static void *flush_buf;
@@ -262,16 +333,67 @@ static const size_t flush_bytes = (size_t)256 << 20;
 
 enum Role { IN, OUT, INOUT };
 
+/* Poisoned bytes before and after every buffer's data (0xff: NaN, -1). */
+static const size_t GUARD = 256;
+
 struct Buffer {
 	std::string name;
 	Kind kind;
 	Role role;
 	size_t n, esize, shift;
 	double rtol, atol;
-	char *mem[2];
-	void *ptr(int s) const { return mem[role == IN ? 0 : s] + shift; }
+	char *mem[2];       /* one copy per side, inputs too */
+	uint64_t sum = 0;   /* an input's checksum after filling */
+	void *ptr(int s) const { return mem[s] + GUARD + shift; }
 	size_t bytes() const { return n * esize; }
+	size_t alloc() const { return GUARD + shift + bytes() + GUARD; }
 };
+
+/* A 64-bit checksum of a buffer's data, 8 bytes at a time (the input
+ * checksum: any change of the bytes changes it, barring a 2^-64 chance). */
+static uint64_t checksum(const void *dev, size_t n)
+{
+#ifdef BENCH_EMULATE
+	const unsigned char *p = (const unsigned char *)dev; /* host memory here */
+#else
+	std::vector<unsigned char> h(n);
+	if (n)
+		CK(cudaMemcpy(h.data(), dev, n, cudaMemcpyDeviceToHost));
+	const unsigned char *p = h.data();
+#endif
+	/* four independent lanes, so that the multiplies overlap */
+	uint64_t v[4] = {0x9e3779b97f4a7c15ull ^ n, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull, 0x27d4eb2f165667c5ull};
+	uint64_t w[4];
+	size_t i = 0;
+	for (; i + 32 <= n; i += 32) {
+		memcpy(w, p + i, 32);
+		for (int k = 0; k < 4; k++) {
+			v[k] = (v[k] ^ w[k]) * 0xff51afd7ed558ccdull;
+			v[k] = v[k] << 31 | v[k] >> 33;
+		}
+	}
+	uint64_t x = v[0] ^ (v[1] * 3) ^ (v[2] * 5) ^ (v[3] * 7);
+	for (; i < n; i++)
+		x = (x ^ p[i]) * 0x100000001b3ull;
+	return x;
+}
+
+/* Launch geometry, for the waves a launch needs. */
+struct Geo {
+	dim3 grid, block;
+	unsigned long long blocks() const { return (unsigned long long)grid.x * grid.y * grid.z; }
+	unsigned long long threads() const { return blocks() * block.x * block.y * block.z; }
+};
+static int dev_sms = 1, dev_threads_per_sm = 2048, dev_blocks_per_sm = 32;
+/* How many rounds of resident blocks a grid needs (thread and block limits
+ * only: registers and shared memory can only make it more). */
+static unsigned long long waves(const Geo &g)
+{
+	unsigned long long warps = ((unsigned long long)g.block.x * g.block.y * g.block.z + 31) / 32;
+	unsigned long long per_sm = std::min<unsigned long long>(dev_blocks_per_sm, dev_threads_per_sm / 32 / warps);
+	unsigned long long resident = std::max(1ull, per_sm * dev_sms);
+	return (g.blocks() + resident - 1) / resident;
+}
 
 struct Test;
 /* A buffer argument: converts to the current side's pointer at launch. */
@@ -291,17 +413,15 @@ struct Test {
 	Test(Result &r, const Shape &s) : res(r), shape(s) {}
 	~Test()
 	{
-		for (auto &b : bufs) {
-			cudaFree(b.mem[0]);
-			if (b.mem[1])
-				cudaFree(b.mem[1]);
-		}
+		for (auto &b : bufs)
+			for (int s = 0; s < 2; s++)
+				cudaFree(b.mem[s]);
 	}
 
 	template <typename T>
 	Arg<T> add(Role role, const char *name, size_t n, double lo, double hi, double rtol, double atol)
 	{
-		if (role != IN && n > opt.max_elements)
+		if (role != IN && n > opt.max_elements && !shape.wave)
 			skipped = true;
 		if (skipped)
 			return Arg<T>{this, -1};
@@ -315,13 +435,56 @@ struct Test {
 		b.rtol = rtol;
 		b.atol = atol;
 		b.mem[0] = b.mem[1] = nullptr;
-		for (int s = 0; s < (role == IN ? 1 : 2); s++) {
-			CK(cudaMalloc(&b.mem[s], n * sizeof(T) + 16));
+		for (int s = 0; s < 2; s++) {
+			CK(cudaMalloc(&b.mem[s], b.alloc()));
+			/* the guards (the data is filled, or poisoned before each run) */
+			CK(cudaMemset(b.mem[s], 0xff, GUARD + b.shift));
+			CK(cudaMemset((char *)b.ptr(s) + b.bytes(), 0xff, GUARD));
 			if (role != OUT)
-				fill((T *)(b.mem[s] + b.shift), n, 1000 * bufs.size() + 7, lo, hi);
+				fill((T *)b.ptr(s), n, 1000 * bufs.size() + 7, lo, hi);
 		}
+		if (role == IN)
+			b.sum = checksum(b.ptr(0), b.bytes());
 		bufs.push_back(b);
 		return Arg<T>{this, (int)bufs.size() - 1};
+	}
+
+	/* Side s left b's guards poisoned and (for an input) its data as it
+	 * was; say what it did otherwise in *msg. */
+	bool intact(const Buffer &b, int s, std::string *msg)
+	{
+		const char *who = s ? "reference" : "original";
+		std::vector<unsigned char> head(GUARD + b.shift), tail(GUARD);
+		CK(cudaMemcpy(head.data(), b.mem[s], head.size(), cudaMemcpyDeviceToHost));
+		CK(cudaMemcpy(tail.data(), (char *)b.ptr(s) + b.bytes(), GUARD, cudaMemcpyDeviceToHost));
+		char line[512];
+		bool ok = true;
+		size_t before = 0, after = 0;
+		for (size_t i = 0; i < head.size(); i++)
+			if (head[i] != 0xff && !before)
+				before = head.size() - i;
+		for (size_t i = GUARD; i-- > 0;)
+			if (tail[i] != 0xff && !after)
+				after = i + 1;
+		if (before) {
+			snprintf(line, sizeof line, "    %s: the %s wrote out of bounds, up to %zu bytes before its start\n",
+				 b.name.c_str(), who, before);
+			*msg += line;
+			ok = false;
+		}
+		if (after) {
+			snprintf(line, sizeof line, "    %s: the %s wrote out of bounds, up to %zu bytes after its end\n",
+				 b.name.c_str(), who, after);
+			*msg += line;
+			ok = false;
+		}
+		if (b.role == IN && checksum(b.ptr(s), b.bytes()) != b.sum) {
+			snprintf(line, sizeof line, "    %s: the %s modified this input (its checksum changed)\n",
+				 b.name.c_str(), who);
+			*msg += line;
+			ok = false;
+		}
+		return ok;
 	}
 
 	/* Compare both sides of b; say how in *msg. */
@@ -384,18 +547,26 @@ struct Test {
 		}
 	}
 
-	void run(const std::function<void()> &orig_launch, const std::function<void()> &ref_launch)
+	void run(const std::function<void()> &orig_launch, const std::function<void()> &ref_launch,
+		 const Geo &og, const Geo &rg)
 	{
+		const char *tag = shape.misaligned ? " (misaligned)" : shape.wave ? " (multi-wave)" : "";
 		if (skipped) {
 			printf("skip  %s<%s> %s%s: an output has more than %zu elements\n", res.kernel.c_str(),
-			       res.type.c_str(), shape.text.c_str(), shape.misaligned ? " (misaligned)" : "",
-			       opt.max_elements);
+			       res.type.c_str(), shape.text.c_str(), tag, opt.max_elements);
+			return;
+		}
+		if (shape.wave && std::max(og.threads(), rg.threads()) > opt.max_threads) {
+			printf("skip  %s<%s> %s%s: the %s launches %llu threads, more than --max-threads %llu\n",
+			       res.kernel.c_str(), res.type.c_str(), shape.text.c_str(), tag,
+			       og.threads() > opt.max_threads ? "original" : "reference",
+			       std::max(og.threads(), rg.threads()), opt.max_threads);
 			return;
 		}
 		for (auto &b : bufs)
 			if (b.role == OUT)
 				for (int s = 0; s < 2; s++)
-					CK(cudaMemset(b.mem[s], 0xff, b.bytes() + 16)); /* NaN (and -1) */
+					CK(cudaMemset(b.ptr(s), 0xff, b.bytes())); /* NaN (and -1) */
 		launch(orig_launch, 0);
 		launch(ref_launch, 1);
 		bool ok = true;
@@ -403,8 +574,23 @@ struct Test {
 		for (auto &b : bufs)
 			if (b.role != IN)
 				ok = compare(b, &msg) && ok;
+		for (auto &b : bufs)
+			for (int s = 0; s < 2; s++)
+				ok = intact(b, s, &msg) && ok;
+		if (shape.wave) {
+			size_t outs = 0;
+			for (auto &b : bufs)
+				if (b.role != IN)
+					outs = std::max(outs, b.n);
+			char line[256];
+			snprintf(line, sizeof line, "    waves: original %llu (%llu blocks of %u), reference %llu "
+				 "(%llu blocks of %u, %.1f outputs per thread)\n", waves(og), og.blocks(),
+				 og.block.x * og.block.y * og.block.z, waves(rg), rg.blocks(),
+				 rg.block.x * rg.block.y * rg.block.z, (double)outs / (double)rg.threads());
+			msg += line;
+		}
 		printf("%-4s  %s<%s> %s%s\n%s", ok ? "ok" : "FAIL", res.kernel.c_str(), res.type.c_str(),
-		       shape.text.c_str(), shape.misaligned ? " (misaligned)" : "", msg.c_str());
+		       shape.text.c_str(), tag, msg.c_str());
 		fflush(stdout);
 		res.checks++;
 		res.failures += !ok;
@@ -478,11 +664,12 @@ template <typename T> Arg<T>::operator T *() const
 /* run the original and the reference with the pragmas' launch geometries */
 #define RUN(K, TARGS, ...)                                                                   \
 	t.run([&] { KLAUNCH(orig::K TARGS, ORIG_GRID_##K, ORIG_BLOCK_##K, ORIG_SHMEM_##K, __VA_ARGS__); }, \
-	      [&] { KLAUNCH(ref::K TARGS, REF_GRID_##K, REF_BLOCK_##K, REF_SHMEM_##K, __VA_ARGS__); })
+	      [&] { KLAUNCH(ref::K TARGS, REF_GRID_##K, REF_BLOCK_##K, REF_SHMEM_##K, __VA_ARGS__); },   \
+	      Geo{dim3(ORIG_GRID_##K), dim3(ORIG_BLOCK_##K)}, Geo{dim3(REF_GRID_##K), dim3(REF_BLOCK_##K)})
 
 template <typename T> static void case_silu_and_mul(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_silu_and_mul)) {
+	for (auto &s : shapes_of(SHAPES_silu_and_mul, "silu_and_mul")) {
 		Test t(res, s);
 		int tokens = s.get("tokens"), d = s.get("d");
 		auto out = t.add<T>(OUT, BUF(silu_and_mul, out));
@@ -493,7 +680,7 @@ template <typename T> static void case_silu_and_mul(Result &res)
 
 template <typename T> static void case_gelu_tanh_and_mul(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_gelu_tanh_and_mul)) {
+	for (auto &s : shapes_of(SHAPES_gelu_tanh_and_mul, "gelu_tanh_and_mul")) {
 		Test t(res, s);
 		int tokens = s.get("tokens"), d = s.get("d");
 		auto out = t.add<T>(OUT, BUF(gelu_tanh_and_mul, out));
@@ -504,7 +691,7 @@ template <typename T> static void case_gelu_tanh_and_mul(Result &res)
 
 template <typename T> static void case_rmsnorm(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_rmsnorm)) {
+	for (auto &s : shapes_of(SHAPES_rmsnorm, "rmsnorm")) {
 		Test t(res, s);
 		int rows = s.get("rows"), cols = s.get("cols");
 		float eps = SCALAR_rmsnorm_eps;
@@ -517,7 +704,7 @@ template <typename T> static void case_rmsnorm(Result &res)
 
 template <typename T> static void case_fused_add_rmsnorm(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_fused_add_rmsnorm)) {
+	for (auto &s : shapes_of(SHAPES_fused_add_rmsnorm, "fused_add_rmsnorm")) {
 		Test t(res, s);
 		int rows = s.get("rows"), cols = s.get("cols");
 		float eps = SCALAR_fused_add_rmsnorm_eps;
@@ -531,7 +718,7 @@ template <typename T> static void case_fused_add_rmsnorm(Result &res)
 
 template <typename T> static void case_merge_attn_states(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_merge_attn_states)) {
+	for (auto &s : shapes_of(SHAPES_merge_attn_states, "merge_attn_states")) {
 		Test t(res, s);
 		int num_tokens = s.get("num_tokens"), num_heads = s.get("num_heads");
 		int head_size = s.get("head_size");
@@ -548,7 +735,7 @@ template <typename T> static void case_merge_attn_states(Result &res)
 
 template <typename T> static void case_rotary_neox(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_rotary_neox)) {
+	for (auto &s : shapes_of(SHAPES_rotary_neox, "rotary_neox")) {
 		Test t(res, s);
 		int num_tokens = s.get("num_tokens"), num_heads = s.get("num_heads");
 		int num_kv_heads = s.get("num_kv_heads"), head_size = s.get("head_size");
@@ -565,7 +752,7 @@ template <typename T> static void case_rotary_neox(Result &res)
 
 template <typename T> static void case_rotary_gptj(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_rotary_gptj)) {
+	for (auto &s : shapes_of(SHAPES_rotary_gptj, "rotary_gptj")) {
 		Test t(res, s);
 		int num_tokens = s.get("num_tokens"), num_heads = s.get("num_heads");
 		int num_kv_heads = s.get("num_kv_heads"), head_size = s.get("head_size");
@@ -582,7 +769,7 @@ template <typename T> static void case_rotary_gptj(Result &res)
 
 template <typename T> static void case_softmax(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_softmax)) {
+	for (auto &s : shapes_of(SHAPES_softmax, "softmax")) {
 		Test t(res, s);
 		int rows = s.get("rows"), cols = s.get("cols");
 		auto out = t.add<float>(OUT, BUF(softmax, out));
@@ -593,7 +780,7 @@ template <typename T> static void case_softmax(Result &res)
 
 template <typename T> static void case_layernorm(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_layernorm)) {
+	for (auto &s : shapes_of(SHAPES_layernorm, "layernorm")) {
 		Test t(res, s);
 		int rows = s.get("rows"), cols = s.get("cols");
 		float eps = SCALAR_layernorm_eps;
@@ -607,7 +794,7 @@ template <typename T> static void case_layernorm(Result &res)
 
 template <typename T> static void case_per_token_quant_fp8(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_per_token_quant_fp8)) {
+	for (auto &s : shapes_of(SHAPES_per_token_quant_fp8, "per_token_quant_fp8")) {
 		Test t(res, s);
 		int tokens = s.get("tokens"), hidden = s.get("hidden");
 		auto out = t.add<__nv_fp8_e4m3>(OUT, BUF(per_token_quant_fp8, out));
@@ -619,7 +806,7 @@ template <typename T> static void case_per_token_quant_fp8(Result &res)
 
 template <typename T> static void case_topk_gating_softmax(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_topk_gating_softmax)) {
+	for (auto &s : shapes_of(SHAPES_topk_gating_softmax, "topk_gating_softmax")) {
 		Test t(res, s);
 		int tokens = s.get("tokens"), experts = s.get("experts"), k = s.get("k");
 		int renormalize = s.get("renormalize");
@@ -633,7 +820,7 @@ template <typename T> static void case_topk_gating_softmax(Result &res)
 
 template <typename T> static void case_embedding(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_embedding)) {
+	for (auto &s : shapes_of(SHAPES_embedding, "embedding")) {
 		Test t(res, s);
 		int tokens = s.get("tokens"), hidden = s.get("hidden"), vocab = SCALAR_embedding_vocab;
 		auto out = t.add<T>(OUT, BUF(embedding, out));
@@ -647,7 +834,7 @@ template <typename T> static void case_embedding(Result &res)
 
 template <typename T> static void case_transpose(Result &res)
 {
-	for (auto &s : shapes_of(SHAPES_transpose)) {
+	for (auto &s : shapes_of(SHAPES_transpose, "transpose")) {
 		Test t(res, s);
 		int rows = s.get("rows"), cols = s.get("cols");
 		auto out = t.add<T>(OUT, BUF(transpose, out));
@@ -761,13 +948,17 @@ int main(int argc, char **argv)
 			opt.time = false;
 		else if (!strcmp(argv[i], "--max-elements") && i + 1 < argc)
 			opt.max_elements = strtoull(argv[++i], nullptr, 0);
+		else if (!strcmp(argv[i], "--waves"))
+			opt.waves = true;
+		else if (!strcmp(argv[i], "--max-threads") && i + 1 < argc)
+			opt.max_threads = strtoull(argv[++i], nullptr, 0);
 		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
 			opt.json = argv[++i];
 		else if (!strcmp(argv[i], "--commit") && i + 1 < argc)
 			opt.commit = argv[++i];
 		else if (argv[i][0] == '-') {
-			fprintf(stderr, "usage: bench [--no-time] [--max-elements N] [--json FILE] [--commit ID] "
-				"[KERNEL...]\n");
+			fprintf(stderr, "usage: bench [--no-time] [--max-elements N] [--waves] [--max-threads N] "
+				"[--json FILE] [--commit ID] [KERNEL...]\n");
 			return 2;
 		} else
 			opt.only.push_back(argv[i]);
@@ -786,6 +977,13 @@ int main(int argc, char **argv)
 	CK(cudaGetDeviceProperties(&prop, 0));
 	CK(cudaDriverGetVersion(&driver));
 	CK(cudaRuntimeGetVersion(&runtime));
+	if (prop.multiProcessorCount > 0) {
+		dev_sms = prop.multiProcessorCount;
+		if (prop.maxThreadsPerMultiProcessor > 0)
+			dev_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+		if (prop.maxBlocksPerMultiProcessor > 0)
+			dev_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
+	}
 	if (opt.time) {
 		CK(cudaMalloc(&flush_buf, flush_bytes));
 		copy_gbps = measure_copy_gbps();

@@ -21,9 +21,12 @@ bench-verify: all
 
 # Extraction and key time for one TU (built on demand: make bench/bench-extract;
 # bench/bench-extract.sh generates a 2,000-line TU and reports the figures).
-EXTRA_PROGRAMS = bench/bench-extract
+EXTRA_PROGRAMS = bench/bench-extract bench/bench-sandbox
 bench_bench_extract_SOURCES = bench/bench-extract.c
 bench_bench_extract_LDADD = $(ASTRA_LIBS)
+# What the test programs' sandbox costs per program (make bench/bench-sandbox; doc/verify.md).
+bench_bench_sandbox_SOURCES = bench/bench-sandbox.c
+bench_bench_sandbox_LDADD = $(ASTRA_LIBS)
 CLEANFILES += $(EXTRA_PROGRAMS)
 EXTRA_DIST += bench/bench-extract.sh
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/run.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 #include "cache/fsio.h"
 #include "cache/stats.h"
@@ -123,26 +124,34 @@ int astra_fsio_mkdirs(const char *dir)
 	char *p;
 	size_t i, n = strlen(dir);
 	struct stat st;
+	mode_t old;
+	int ret = 0;
 
 	if (!n)
 		return errno = ENOENT, -1;
 	if (stat(dir, &st) == 0)
 		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
 	p = xstrdup(dir);
+	old = astra_trust_umask_enter();
 	for (i = 1; i <= n; i++) {
 		if (p[i] != '/' && p[i] != '\0')
 			continue;
 		p[i] = '\0';
 		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
-			int saved = errno;
-			free(p);
-			errno = saved;
-			return -1;
+			ret = -1;
+			break;
 		}
 		if (i < n)
 			p[i] = '/';
 	}
-	free(p);
+	{
+		int saved = errno;
+		astra_trust_umask_leave(old);
+		free(p);
+		errno = saved;
+	}
+	if (ret < 0)
+		return -1;
 	if (stat(dir, &st) < 0)
 		return -1;
 	return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
@@ -153,8 +162,12 @@ int astra_fsio_is_temp(const char *name)
 	return strstr(name, ".tmp.") != NULL;
 }
 
-/* Create a fresh temporary file beside path; returns the fd and its name. */
-static int create_temp(const char *path, char **tmp_out, const struct faults *f)
+/*
+ * Create a fresh temporary file beside name in directory dirfd: exclusive,
+ * never through a symbolic link, with the cache's umask.  Returns the fd
+ * and its name.
+ */
+static int create_temp(int dirfd, const char *name, char **tmp_out, const struct faults *f)
 {
 	static unsigned counter;
 	int tries;
@@ -162,15 +175,18 @@ static int create_temp(const char *path, char **tmp_out, const struct faults *f)
 	if (f->open_errno)
 		return errno = f->open_errno, -1;
 	for (tries = 0; tries < 100; tries++) {
-		char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), counter++);
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		char *tmp = xasprintf("%s.tmp.%ld.%u", name, (long)getpid(), counter++);
+		mode_t old = astra_trust_umask_enter();
+		int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		int saved = errno;
+		astra_trust_umask_leave(old);
 		if (fd >= 0) {
 			*tmp_out = tmp;
 			return fd;
 		}
 		free(tmp);
-		if (errno != EEXIST)
-			return -1;
+		if (saved != EEXIST)
+			return errno = saved, -1;
 	}
 	return errno = EEXIST, -1;
 }
@@ -210,21 +226,12 @@ static int write_all(int fd, const char *data, size_t len, const struct faults *
 	return 0;
 }
 
-static int write_atomic(const char *path, const void *data, size_t len, const struct faults *f)
+static int write_at(int dirfd, const char *name, const void *data, size_t len, const struct faults *f)
 {
-	char *tmp = NULL, *dir;
-	const char *slash = strrchr(path, '/');
+	char *tmp = NULL;
 	int fd, saved;
 
-	fd = create_temp(path, &tmp, f);
-	if (fd < 0 && errno == ENOENT && slash && slash != path) {
-		dir = xstrndup(path, (size_t)(slash - path));
-		if (astra_fsio_mkdirs(dir) == 0)
-			fd = create_temp(path, &tmp, f);
-		saved = errno;
-		free(dir);
-		errno = saved;
-	}
+	fd = create_temp(dirfd, name, &tmp, f);
 	if (fd < 0)
 		return -1;
 	if (write_all(fd, data, len, f) < 0) {
@@ -239,7 +246,8 @@ static int write_atomic(const char *path, const void *data, size_t len, const st
 	}
 	if (f->kill_rename)
 		raise(SIGKILL);
-	if (rename(tmp, path) < 0) {
+	/* rename(2) replaces a symbolic link at name; it never writes through one. */
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
 		saved = errno;
 		goto fail;
 	}
@@ -248,10 +256,33 @@ static int write_atomic(const char *path, const void *data, size_t len, const st
 	free(tmp);
 	return 0;
 fail:
-	unlink(tmp);
+	unlinkat(dirfd, tmp, 0);
 	free(tmp);
 	errno = saved;
 	return -1;
+}
+
+static int write_atomic(const char *path, const void *data, size_t len, const struct faults *f)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? (slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path))) : xstrdup(".");
+	const char *name = slash ? slash + 1 : path;
+	int dfd, ret, saved;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 && errno == ENOENT && astra_fsio_mkdirs(dir) == 0)
+		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		saved = errno;
+		free(dir);
+		return errno = saved, -1;
+	}
+	ret = write_at(dfd, name, data, len, f);
+	saved = errno;
+	close(dfd);
+	free(dir);
+	errno = saved;
+	return ret;
 }
 
 int astra_fsio_write_atomic(const char *path, const void *data, size_t len)
@@ -263,4 +294,10 @@ int astra_fsio_write_atomic_exempt(const char *path, const void *data, size_t le
 {
 	static const struct faults none = { .kill_after = -1 };
 	return write_atomic(path, data, len, &none);
+}
+
+int astra_fsio_write_atomic_at(int dirfd, const char *name, const void *data, size_t len, int exempt)
+{
+	static const struct faults none = { .kill_after = -1 };
+	return write_at(dirfd, name, data, len, exempt ? &none : get_faults());
 }

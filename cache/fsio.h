@@ -44,20 +44,30 @@ enum astra_fsio_class astra_fsio_classify(int err);
 void astra_fsio_count(int err);
 
 /*
- * mkdir -p (mode 0777 less the umask).  Returns 0, or -1 with errno set.
- * An existing directory is success.
+ * mkdir -p (mode 0777 less the cache's umask, astra_trust_umask).  Returns
+ * 0, or -1 with errno set.  An existing directory is success.
  */
 int astra_fsio_mkdirs(const char *dir);
 
 /*
  * Atomically replace path with len bytes of data: a temporary file
- * "<path>.tmp.<pid>.<n>" in the same directory (created with mode 0666
- * less the umask, so group-shared caches work), then rename(2).  Missing
+ * "<path>.tmp.<pid>.<n>" in the same directory, created exclusively and
+ * never through a symbolic link (O_CREAT|O_EXCL|O_NOFOLLOW) with mode 0666
+ * less the cache's umask (astra_trust_umask: the `umask` setting makes a
+ * group-shared cache), then rename(2), which replaces whatever is at path
+ * (a planted symbolic link included) and never writes through it.  Missing
  * parent directories are created.  Returns 0, or -1 with errno set and
  * nothing left behind (unless the process is killed, in which case the
  * temporary file is swept later by cleanup).  Does not log.
  */
 int astra_fsio_write_atomic(const char *path, const void *data, size_t len);
+
+/*
+ * The same for name in the directory open as dirfd (storage-file.c opens
+ * the directories of the cache without following symbolic links, then
+ * writes relative to them).  exempt: no fault injection (see below).
+ */
+int astra_fsio_write_atomic_at(int dirfd, const char *name, const void *data, size_t len, int exempt);
 
 /*
  * The same without fault injection: for the bookkeeping files through

@@ -26,7 +26,8 @@ int astra_cache_lock(struct astra_cache *c, const char *key, int cc, double wait
 	int got;
 
 	lk->f.fd = -1;
-	lk->f.path = NULL;
+	lk->f.dir = -1;
+	lk->f.name = NULL;
 	if (!astra_key_ok(key) || cc <= 0)
 		return error("cache lock with an invalid key or architecture");
 	name = lock_name(key, cc);

@@ -146,7 +146,16 @@ static int visit(const char *name, const struct astra_storage_stat *st, void *da
 		return 0;
 	}
 	astra_warmup_item_init(&it);
-	r = l->s->ops->get(l->s, name, &b, NULL);
+	{
+		struct astra_storage_stat ost;
+		memset(&ost, 0, sizeof(ost));
+		r = l->s->ops->get(l->s, name, &b, &ost);
+		/* An item's argv is a command warmup runs: someone else's is not queued work of ours. */
+		if (r > 0 && !astra_cache_trusted(l->s, name, &ost)) {
+			astra_buf_release(&b);
+			return 0;
+		}
+	}
 	if (r < 0) {
 		warning("cannot read the warmup queue item %s: %s", name, strerror(errno));
 	} else if (r == 0) {

@@ -56,6 +56,7 @@ static const char *const names[ASTRA_STAT__COUNT] = {
 	[ASTRA_STAT_LLM_COMPILE_ERRORS] = "llm_compile_errors",
 	[ASTRA_STAT_LLM_REPAIRS] = "llm_repairs",
 	[ASTRA_STAT_LLM_BUDGET] = "llm_budget_exhausted",
+	[ASTRA_STAT_UNTRUSTED] = "untrusted_files",
 };
 
 static long long pending[ASTRA_STAT__COUNT];

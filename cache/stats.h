@@ -47,6 +47,7 @@ enum astra_stat {
 	ASTRA_STAT_LLM_COMPILE_ERRORS, /* LLM kernels that nvcc rejected */
 	ASTRA_STAT_LLM_REPAIRS,        /* requests that sent a rejection back to the coding role */
 	ASTRA_STAT_LLM_BUDGET,         /* kernels whose LLM budget (calls, tokens, time) ran out */
+	ASTRA_STAT_UNTRUSTED,          /* cache files ignored: written by someone not trusted (lib/trust.h) */
 	ASTRA_STAT__COUNT
 };
 

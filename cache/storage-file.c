@@ -5,9 +5,18 @@
  * Layout: dir/<name[0..1]>/<name[2..3]>/<name>, i.e. two levels of hex
  * directories taken from the key, as ccache does, so no directory holds
  * more than a few hundred files even with millions of entries.  Writes go
- * through astra_fsio_write_atomic (temp file + rename).  The last use of an
- * object is its mtime: a hit sets it (touch) instead of rewriting the entry,
- * so reading never races with writing.
+ * through astra_fsio_write_atomic_at (temp file + rename).  The last use of
+ * an object is its mtime: a hit sets it (touch) instead of rewriting the
+ * entry, so reading never races with writing.
+ *
+ * Nothing here follows a symbolic link inside the cache: every operation
+ * opens the two levels with O_DIRECTORY|O_NOFOLLOW from the cache
+ * directory (open_parent) and then works relative to that descriptor
+ * (openat, unlinkat, renameat, fstatat and utimensat without following),
+ * so a symlinked subdirectory planted by someone who can write the cache,
+ * even one swapped in between a listing and a removal, never makes
+ * astra-cc read, write or delete outside it.  (The cache directory itself
+ * may be a symbolic link the user made.)
  */
 #include "autoconfig.h"
 
@@ -19,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/trust.h"
 #include "lib/util.h"
 #include "cache/fsio.h"
 #include "cache/storage.h"
@@ -73,12 +83,75 @@ static int name_ok(const char *name)
 	return astra_storage_name_ok(name) || astra_storage_local_name_ok(name);
 }
 
+/* Open the cache directory itself (following a symlink the user made); create: make it. */
+static int open_top(struct astra_storage *s, int create)
+{
+	int fd = open(s->url, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create && astra_fsio_mkdirs(s->url) == 0)
+		fd = open(s->url, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd;
+}
+
+/* Open subdirectory sub of dfd without following a link; create: make it first if missing. */
+static int open_sub(int dfd, const char *sub, int create)
+{
+	int fd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {
+		mode_t old = astra_trust_umask_enter();
+		int r = mkdirat(dfd, sub, 0777), saved = errno;
+		astra_trust_umask_leave(old);
+		if (r < 0 && saved != EEXIST)
+			return errno = saved, -1;
+		fd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0 && (errno == ENOTDIR || errno == ELOOP)) {
+		/* Say "a link" (an error, logged) rather than "absent" for a planted one. */
+		struct stat st;
+		if (fstatat(dfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			errno = ELOOP;
+	}
+	return fd;
+}
+
+/*
+ * The directory that holds `name` (its two-level directory for an object,
+ * the cache directory for a local name), opened without following a
+ * symbolic link below the cache directory: an fd, or -1 with errno (ENOENT
+ * when a level is missing and create is 0; ELOOP or ENOTDIR when a level
+ * is a link or a file).  create: make missing levels (the cache's umask).
+ */
+static int open_parent(struct astra_storage *s, const char *name, int create)
+{
+	char sub[3];
+	int top = open_top(s, create), l1, l2, saved;
+	if (top < 0 || !astra_storage_name_ok(name))
+		return top;
+	sub[0] = name[0];
+	sub[1] = name[1];
+	sub[2] = '\0';
+	l1 = open_sub(top, sub, create);
+	saved = errno;
+	close(top);
+	if (l1 < 0)
+		return errno = saved, -1;
+	sub[0] = name[2];
+	sub[1] = name[3];
+	l2 = open_sub(l1, sub, create);
+	saved = errno;
+	close(l1);
+	return l2 < 0 ? (errno = saved, -1) : l2;
+}
+
 static void fill_stat(const struct stat *st, struct astra_storage_stat *out)
 {
 	if (!out)
 		return;
 	out->size = (long long)st->st_size;
 	out->mtime = (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+	out->has_owner = 1;
+	out->uid = (unsigned)st->st_uid;
+	out->gid = (unsigned)st->st_gid;
+	out->mode = (unsigned)st->st_mode;
 }
 
 static int absent(int err)
@@ -89,18 +162,20 @@ static int absent(int err)
 static int file_get(struct astra_storage *s, const char *name, struct astra_buf *out,
 		    struct astra_storage_stat *sst)
 {
-	char *path;
 	struct stat st;
-	int fd, saved;
+	int dfd, fd, saved;
 
 	if (!name_ok(name))
 		return errno = EINVAL, -1;
-	path = path_of(s, name);
-	/* Never follow a planted symlink, never block on a FIFO: only a regular file is read. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	free(path);
-	if (fd < 0)
+	dfd = open_parent(s, name, 0);
+	if (dfd < 0)
 		return absent(errno) ? 0 : -1;
+	/* Never follow a planted symlink, never block on a FIFO: only a regular file is read. */
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	saved = errno;
+	close(dfd);
+	if (fd < 0)
+		return absent(saved) ? 0 : (errno = saved, -1);
 	if (fstat(fd, &st) < 0) {
 		saved = errno;
 		close(fd);
@@ -127,35 +202,37 @@ static int file_get(struct astra_storage *s, const char *name, struct astra_buf 
 
 static int file_put(struct astra_storage *s, const char *name, const void *data, size_t len)
 {
-	char *path;
-	int ret;
+	int dfd, ret, saved;
 	if (!name_ok(name))
 		return errno = EINVAL, -1;
-	path = path_of(s, name);
+	dfd = open_parent(s, name, 1);
+	if (dfd < 0)
+		return -1;
 	/*
 	 * Fault injection (tests) hits objects; top-level files (the
 	 * statistics, markers) are how the tests observe it.
 	 */
-	if (astra_storage_name_ok(name))
-		ret = astra_fsio_write_atomic(path, data, len);
-	else
-		ret = astra_fsio_write_atomic_exempt(path, data, len);
-	free(path);
+	ret = astra_fsio_write_atomic_at(dfd, name, data, len, !astra_storage_name_ok(name));
+	saved = errno;
+	close(dfd);
+	errno = saved;
 	return ret;
 }
 
 static int file_head(struct astra_storage *s, const char *name, struct astra_storage_stat *sst)
 {
-	char *path;
 	struct stat st;
-	int r;
+	int dfd, r, saved;
 	if (!name_ok(name))
 		return errno = EINVAL, -1;
-	path = path_of(s, name);
-	r = lstat(path, &st);
-	free(path);
-	if (r < 0)
+	dfd = open_parent(s, name, 0);
+	if (dfd < 0)
 		return absent(errno) ? 0 : -1;
+	r = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	saved = errno;
+	close(dfd);
+	if (r < 0)
+		return absent(saved) ? 0 : (errno = saved, -1);
 	if (!S_ISREG(st.st_mode))
 		return 0;
 	fill_stat(&st, sst);
@@ -164,25 +241,31 @@ static int file_head(struct astra_storage *s, const char *name, struct astra_sto
 
 static int file_remove(struct astra_storage *s, const char *name)
 {
-	char *path;
-	int r;
+	int dfd, r, saved;
 	if (!name_ok(name))
 		return errno = EINVAL, -1;
-	path = path_of(s, name);
-	r = unlink(path);
-	free(path);
-	return r < 0 && !absent(errno) ? -1 : 0;
+	dfd = open_parent(s, name, 0);
+	if (dfd < 0)
+		return absent(errno) ? 0 : -1;
+	/* unlinkat removes a link itself, never what it points to. */
+	r = unlinkat(dfd, name, 0);
+	saved = errno;
+	close(dfd);
+	return r < 0 && !absent(saved) ? (errno = saved, -1) : 0;
 }
 
 static int file_touch(struct astra_storage *s, const char *name)
 {
-	char *path;
-	int r;
+	int dfd, r, saved;
 	if (!name_ok(name))
 		return errno = EINVAL, -1;
-	path = path_of(s, name);
-	r = utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
-	free(path);
+	dfd = open_parent(s, name, 0);
+	if (dfd < 0)
+		return -1;
+	r = utimensat(dfd, name, NULL, AT_SYMLINK_NOFOLLOW);
+	saved = errno;
+	close(dfd);
+	errno = saved;
 	return r;
 }
 
@@ -352,59 +435,67 @@ int astra_storage_file_present(struct astra_storage *s)
 
 int astra_storage_file_create(struct astra_storage *s)
 {
-	if (mkdir(s->url, 0777) < 0 && errno != EEXIST)
-		return -1;
+	mode_t old = astra_trust_umask_enter();
+	int r = mkdir(s->url, 0777), saved = errno;
+	astra_trust_umask_leave(old);
+	if (r < 0 && saved != EEXIST)
+		return errno = saved, -1;
 	return astra_storage_file_present(s) ? 0 : (errno = ENOTDIR, -1);
 }
 
-/* Open (creating it and its directories) a lock file. */
-static int open_lock(const char *path)
+/*
+ * Open (creating it) the lock file `name` in directory dfd: never through
+ * a symbolic link, never blocking on a FIFO, and only a regular file.
+ */
+static int open_lock(int dfd, const char *name)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
-	if (fd < 0 && errno == ENOENT) {
-		char *dir = xstrndup(path, (size_t)(strrchr(path, '/') - path));
-		if (astra_fsio_mkdirs(dir) == 0)
-			fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
-		free(dir);
-	}
+	mode_t old = astra_trust_umask_enter();
+	int fd = openat(dfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+	int saved = errno;
+	astra_trust_umask_leave(old);
 	if (fd >= 0) {
 		struct stat st;
 		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 			close(fd);
 			return errno = EINVAL, -1;
 		}
+		return fd;
 	}
-	return fd;
+	return errno = saved, -1;
 }
 
-/* Does path still name the file open as fd? */
-static int still_there(int fd, const char *path)
+/* Does name in dfd still name the file open as fd? */
+static int still_there(int fd, int dfd, const char *name)
 {
 	struct stat a, b;
-	return fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	return fstat(fd, &a) == 0 && fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
 }
 
 int astra_storage_file_lock(struct astra_storage *s, const char *name, double wait, struct astra_file_lock *lk)
 {
 	double start = astra_now(), pause = 0.005;
-	char *path;
+	int dfd;
 
-	lk->fd = -1;
-	lk->path = NULL;
+	lk->fd = lk->dir = -1;
+	lk->name = NULL;
 	if (!name_ok(name) || !astra_ends_with(name, ".lock"))
 		return errno = EINVAL, -1;
-	path = path_of(s, name);
+	dfd = open_parent(s, name, 1);
+	if (dfd < 0)
+		return -1;
 	for (;;) {
-		int fd = open_lock(path), saved;
+		int fd = open_lock(dfd, name), saved;
 		if (fd < 0) {
 			saved = errno;
-			free(path);
+			close(dfd);
 			return errno = saved, -1;
 		}
 		if (flock(fd, wait < 0 ? LOCK_EX : LOCK_EX | LOCK_NB) == 0) {
-			if (still_there(fd, path)) {
+			if (still_there(fd, dfd, name)) {
 				lk->fd = fd;
-				lk->path = path;
+				lk->dir = dfd;
+				lk->name = xstrdup(name);
 				return 1;
 			}
 			/* Its holder removed it as we locked it: take the new one. */
@@ -414,11 +505,11 @@ int astra_storage_file_lock(struct astra_storage *s, const char *name, double wa
 		saved = errno;
 		close(fd);
 		if (saved != EWOULDBLOCK && saved != EINTR) {
-			free(path);
+			close(dfd);
 			return errno = saved, -1;
 		}
 		if (wait >= 0 && astra_now() - start >= wait) {
-			free(path);
+			close(dfd);
 			return 0;
 		}
 		/* Poll with backoff: a waiter notices a release within 0.1 s. */
@@ -439,24 +530,26 @@ void astra_storage_file_unlock(struct astra_file_lock *lk, int remove)
 		return;
 	/* Unlink while still holding it: lockers check that the name still names what they locked. */
 	if (remove)
-		unlink(lk->path);
+		unlinkat(lk->dir, lk->name, 0);
 	close(lk->fd);
-	free(lk->path);
-	lk->fd = -1;
-	lk->path = NULL;
+	close(lk->dir);
+	free(lk->name);
+	lk->fd = lk->dir = -1;
+	lk->name = NULL;
 }
 
 int astra_storage_file_lock_held(struct astra_storage *s, const char *name)
 {
-	char *path;
-	int fd, held;
+	int dfd, fd, held;
 	if (!name_ok(name))
 		return errno = EINVAL, -1;
-	path = path_of(s, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	free(path);
+	dfd = open_parent(s, name, 0);
+	if (dfd < 0)
+		return absent(errno) ? 0 : -1;
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	close(dfd);
 	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+		return absent(errno) ? 0 : -1;
 	held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
 	close(fd);
 	return held;

@@ -25,7 +25,9 @@
  * Contract for every backend:
  *   - put is atomic: a concurrent get returns the old blob, the new blob
  *     or "absent", never a mixture;
- *   - get/head return 1 (found), 0 (absent) or -1 (error, errno set);
+ *   - get/head return 1 (found), 0 (absent) or -1 (error, errno set), and
+ *     fill the object's astra_storage_stat, its owner when the tier knows
+ *     it (the store decides whether it trusts the writer);
  *   - errors are returned, not logged: the store decides what they mean
  *     (every storage error is a miss for the build);
  *   - touch records a use for LRU cleanup; it may do nothing.
@@ -40,6 +42,14 @@
 struct astra_storage_stat {
 	long long size;    /* bytes */
 	long long mtime;   /* last use, nanoseconds since the epoch */
+	/*
+	 * Who wrote the object, for the trust model (lib/trust.h): the file
+	 * tier reports its file's owner, group and mode.  A tier that cannot
+	 * (a remote one) leaves has_owner 0, and the store then asks for a
+	 * signature instead (astra_trust_unowned, the hook for signing).
+	 */
+	int has_owner;
+	unsigned uid, gid, mode;
 };
 
 /* Called for each object by list(); a non-zero return stops the walk. */
@@ -113,15 +123,17 @@ int astra_storage_file_create(struct astra_storage *s);
  * its holder exits or is killed (kill -9 included).  `name` is an object
  * name ending in ".lock" (it sits beside the object: the per-key locks) or
  * a local name ending in ".lock" (at the top).  The lock file is created
- * with O_NOFOLLOW.  After flock succeeds the locker checks that the name
+ * with O_NOFOLLOW|O_NONBLOCK in its directory opened without following
+ * links, and must be a regular file.  After flock succeeds the locker checks that the name
  * still names the file it locked (its holder may have removed it) and
  * starts over otherwise, so removing a lock file while holding it is safe.
  */
 struct astra_file_lock {
 	int fd;
-	char *path;
+	int dir;     /* the directory that holds it, opened without following links */
+	char *name;
 };
-#define ASTRA_FILE_LOCK_INIT { -1, NULL }
+#define ASTRA_FILE_LOCK_INIT { -1, -1, NULL }
 
 /*
  * Take the lock, waiting up to wait seconds (0: try once; negative: as

@@ -24,6 +24,7 @@
 #include "lib/config.h"
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/trust.h"
 #include "cache/cleanup.h"
 #include "cache/fsio.h"
 #include "cache/stats.h"
@@ -141,6 +142,37 @@ static void tier_failed(struct tier *t, const char *what, const char *name, int 
 	t->broken = 1;
 }
 
+/* The trust rule alone: no count, no log (for inspection: --list, --show-entry). */
+static int trusted_quietly(const struct astra_storage_stat *st)
+{
+	return st->has_owner ? astra_trust_content((uid_t)st->uid, (gid_t)st->gid, (mode_t)st->mode, NULL)
+			     : astra_trust_unowned("", NULL);
+}
+
+int astra_cache_trusted(struct astra_storage *s, const char *name, const struct astra_storage_stat *st)
+{
+	static int said;
+	struct astra_buf why = ASTRA_BUF_INIT;
+	int ok = st->has_owner ? astra_trust_content((uid_t)st->uid, (gid_t)st->gid, (mode_t)st->mode, &why)
+			       : astra_trust_unowned(name, &why);
+	if (ok) {
+		astra_buf_release(&why);
+		return 1;
+	}
+	astra_stats_inc(ASTRA_STAT_UNTRUSTED);
+	if (!said) {
+		char *where = s->ops->where(s, name);
+		said = 1;
+		warning("cache %s: not using %s: %s; files nobody you trust wrote are misses (said once; see "
+			"\"Sharing a cache\" in doc/cache.md)", s->url, where, why.buf);
+		free(where);
+	} else {
+		astra_trace(ASTRA_TRACE_CACHE, "not using %s: %s", name, why.buf);
+	}
+	astra_buf_release(&why);
+	return 0;
+}
+
 /*
  * Read and check the entry (key, cc) from tier s.  Returns 1 (out filled),
  * 0 (absent, or unusable: *why says why), -1 (the tier failed; errno).
@@ -150,10 +182,17 @@ static void tier_failed(struct tier *t, const char *what, const char *name, int 
 static int read_entry(struct astra_cache *c, struct astra_storage *s, const char *name, const char *key, int cc,
 		      struct astra_entry *out, struct astra_buf *raw, int remove_corrupt, const char **why)
 {
-	int r = s->ops->get(s, name, raw, NULL);
+	struct astra_storage_stat st;
+	int r;
+	memset(&st, 0, sizeof(st));
+	r = s->ops->get(s, name, raw, &st);
 	if (r <= 0) {
 		*why = r < 0 ? "unreadable" : "no entry";
 		return r;
+	}
+	if (!astra_cache_trusted(s, name, &st)) {
+		*why = "written by someone you do not trust";
+		return 0;
 	}
 	switch (astra_entry_decode(raw->buf, raw->len, key, cc, out, NULL, why)) {
 	case ASTRA_DECODE_OK:
@@ -233,7 +272,10 @@ int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct as
 			/* Copied into the local tier (with its transcript): the next lookup stays local. */
 			struct astra_buf tb = ASTRA_BUF_INIT;
 			char *tname = astra_cache_transcript_name(key, cc);
-			if (out->transcript_checksum && t->s->ops->get(t->s, tname, &tb, NULL) > 0)
+			struct astra_storage_stat tst;
+			memset(&tst, 0, sizeof(tst));
+			if (out->transcript_checksum && t->s->ops->get(t->s, tname, &tb, &tst) > 0 &&
+			    astra_cache_trusted(t->s, tname, &tst))
 				c->local->ops->put(c->local, tname, tb.buf, tb.len);
 			if (c->local->ops->put(c->local, name, b.buf, b.len) < 0)
 				astra_trace(ASTRA_TRACE_CACHE, "cannot copy %s from %s: %s", name, t->s->url,
@@ -275,14 +317,22 @@ int astra_cache_peek(struct astra_cache *c, const char *key, int cc, struct astr
 	if (!astra_key_ok(key) || cc <= 0)
 		return *why = "invalid key", -1;
 	name = astra_cache_entry_name(key, cc);
-	r = c->local->ops->get(c->local, name, &b, st);
-	for (i = 0; r == 0 && i < c->nr_remote; i++)
-		if (!c->remote[i].broken)
-			r = c->remote[i].s->ops->get(c->remote[i].s, name, &b, st);
-	if (r < 0)
-		*why = strerror(errno);
-	else if (r > 0 && astra_entry_decode(b.buf, b.len, key, cc, out, manifest_out, why) != ASTRA_DECODE_OK)
-		r = -1;
+	{
+		struct astra_storage_stat own;
+		if (!st)
+			st = &own;
+		memset(st, 0, sizeof(*st));
+		r = c->local->ops->get(c->local, name, &b, st);
+		for (i = 0; r == 0 && i < c->nr_remote; i++)
+			if (!c->remote[i].broken)
+				r = c->remote[i].s->ops->get(c->remote[i].s, name, &b, st);
+		if (r < 0)
+			*why = strerror(errno);
+		else if (r > 0 && !trusted_quietly(st))
+			*why = "written by someone you do not trust", r = -1;
+		else if (r > 0 && astra_entry_decode(b.buf, b.len, key, cc, out, manifest_out, why) != ASTRA_DECODE_OK)
+			r = -1;
+	}
 	free(name);
 	astra_buf_release(&b);
 	return r;
@@ -399,10 +449,16 @@ int astra_cache_transcript(struct astra_cache *c, const char *key, int cc, struc
 		return 0;
 	}
 	tname = astra_cache_transcript_name(key, cc);
-	r = c->local->ops->get(c->local, tname, &b, NULL);
-	for (i = 0; r == 0 && i < c->nr_remote; i++)
-		if (!c->remote[i].broken)
-			r = c->remote[i].s->ops->get(c->remote[i].s, tname, &b, NULL);
+	{
+		struct astra_storage_stat st;
+		memset(&st, 0, sizeof(st));
+		r = c->local->ops->get(c->local, tname, &b, &st);
+		for (i = 0; r == 0 && i < c->nr_remote; i++)
+			if (!c->remote[i].broken)
+				r = c->remote[i].s->ops->get(c->remote[i].s, tname, &b, &st);
+		if (r > 0 && !trusted_quietly(&st))
+			r = -1;
+	}
 	if (r > 0) {
 		astra_checksum(b.buf, b.len, sum);
 		if ((long long)b.len != e.transcript_len || strcmp(sum, e.transcript_checksum))

@@ -12,6 +12,11 @@
  *     while this one waited), optimize, astra_cache_store(), unlock.
  *   - astra-cc's commands (-s, --list, --show-entry, -C, --cleanup, ...).
  *
+ * Trust: an entry is used only when its file was written by the user, by
+ * root or by a member of `trusted_group`, and nobody else can rewrite it
+ * (astra_cache_trusted below; doc/cache.md, "Sharing a cache").  Anything
+ * else is a miss.
+ *
  * Failure is a miss: nothing here fails a build.  An unreadable, missing,
  * read-only or full cache directory makes lookups miss and stores fail;
  * the reason is logged and counted (cache/stats.h), never printed.  A
@@ -85,7 +90,8 @@ int astra_cache_store(struct astra_cache *c, struct astra_entry *e, const char *
  * Read an entry without counting it as a lookup or touching it (for
  * --show-entry and --list).  manifest_out: as astra_entry_decode.  st:
  * size and last use of the entry file.  Returns 1, 0 (absent) or -1
- * (corrupt or unreadable: *why says which; the entry is left in place).
+ * (corrupt, unreadable, or written by someone not trusted: *why says which;
+ * the entry is left in place; nothing is counted or logged).
  */
 int astra_cache_peek(struct astra_cache *c, const char *key, int cc, struct astra_entry *out,
 		     struct astra_json **manifest_out, struct astra_storage_stat *st, const char **why);
@@ -96,6 +102,17 @@ int astra_cache_peek(struct astra_cache *c, const char *key, int cc, struct astr
  * unreadable).
  */
 int astra_cache_transcript(struct astra_cache *c, const char *key, int cc, struct astra_buf *out);
+
+/*
+ * Is object `name` of tier s, whose get() filled st, written by someone
+ * the user trusts (lib/trust.h)?  1 yes; 0 no: counted (untrusted_files),
+ * and the first refusal of the process is logged with its reason (later
+ * ones are traced), so that a shared cache full of someone else's files
+ * costs one warning, not one per lookup.  Every reader of entries,
+ * transcripts, queue items and device ceilings asks this before using
+ * what it read; an untrusted object is a miss and is left in place.
+ */
+int astra_cache_trusted(struct astra_storage *s, const char *name, const struct astra_storage_stat *st);
 
 /* Remove the entry for (key, cc) and its transcript.  0 or -1. */
 int astra_cache_remove(struct astra_cache *c, const char *key, int cc);

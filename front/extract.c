@@ -177,7 +177,9 @@ struct ftok {
 struct directive {
 	size_t first, last;   /* token indexes, inclusive */
 	size_t start, end;    /* bytes: from '#' to the end of the (continued) line */
-	int is_astra;         /* #pragma astra */
+	int is_astra;         /* #pragma astra, or the ASTRA(...) annotation macro */
+	int is_macro;         /* ASTRA(...): its tokens are [first, last], no '#' */
+	size_t text_start, text_end; /* bytes of the clauses (after `astra`, inside the parentheses) */
 	int used;             /* attached to a kernel */
 };
 
@@ -434,6 +436,80 @@ static int starts_line(const struct file *f, size_t off)
 	return k == 0 || s[k - 1] != '\\';
 }
 
+static size_t match_close(const struct file *f, size_t i, int code_only);
+
+/*
+ * The annotation macro (doc/pragma.md): `ASTRA(clauses)` on a line of its
+ * own says what `#pragma astra clauses` says.  It expands to nothing
+ * (astra-cc.h), so host compilers see no pragma to warn about.  Each one
+ * becomes a directive of its own (is_macro), so that everything that walks
+ * directives (attaching them to kernels, telling code from the rest) treats
+ * both spellings alike.  The directives stay in file order.
+ */
+static void add_annotation_macros(struct file *f)
+{
+	struct directive *add = NULL, *all;
+	size_t nr_add = 0, alloc_add = 0, i, a, d, n;
+	long *renum;
+
+	for (i = 0; i + 1 < f->nr_toks; i++) {
+		const struct ftok *t = &f->toks[i];
+		size_t open = i + 1, close, k;
+		int clean = 1;
+		if (t->kind != ASTRA_TOK_IDENT || t->dir >= 0 || !tok_is(f, i, "ASTRA") || !starts_line(f, t->off))
+			continue;
+		while (open < f->nr_toks && f->toks[open].kind == ASTRA_TOK_COMMENT)
+			open++;
+		if (!tok_is(f, open, "("))
+			continue;
+		close = match_close(f, open, 0);
+		if (close >= f->nr_toks)
+			continue;
+		for (k = i; k <= close; k++)
+			clean &= f->toks[k].dir < 0;
+		if (!clean)
+			continue;
+		ALLOC_GROW(add, nr_add + 1, alloc_add);
+		memset(&add[nr_add], 0, sizeof(add[0]));
+		add[nr_add].first = i;
+		add[nr_add].last = close;
+		add[nr_add].start = t->off;
+		add[nr_add].end = f->toks[close].off + 1;
+		add[nr_add].is_astra = add[nr_add].is_macro = 1;
+		add[nr_add].text_start = f->toks[open].off + 1;
+		add[nr_add].text_end = f->toks[close].off;
+		nr_add++;
+		i = close;
+	}
+	if (!nr_add)
+		return;
+	/* Merge by position and renumber the tokens' directives. */
+	n = f->nr_dirs + nr_add;
+	all = xcalloc(n, sizeof(*all));
+	renum = xcalloc(f->nr_dirs + 1, sizeof(*renum));
+	for (i = a = d = 0; i < n; i++) {
+		if (d < f->nr_dirs && (a >= nr_add || f->dirs[d].start < add[a].start)) {
+			renum[d] = (long)i;
+			all[i] = f->dirs[d++];
+		} else {
+			all[i] = add[a++];
+		}
+	}
+	for (i = 0; i < f->nr_toks; i++)
+		if (f->toks[i].dir >= 0)
+			f->toks[i].dir = renum[f->toks[i].dir];
+	for (i = 0; i < n; i++) {
+		size_t k;
+		for (k = all[i].first; all[i].is_macro && k <= all[i].last; k++)
+			f->toks[k].dir = (long)i;
+	}
+	free(f->dirs);
+	f->dirs = all;
+	f->nr_dirs = f->alloc_dirs = n;
+	free(renum);
+	free(add);
+}
+
 static void tokenize(struct file *f)
 {
 	CXSourceRange all;
@@ -518,9 +594,13 @@ static void tokenize(struct file *f)
 	/* #pragma astra directives. */
 	for (l = 0; l < f->nr_dirs; l++) {
 		struct directive *d = &f->dirs[l];
-		if (d->first + 2 <= d->last && tok_is(f, d->first + 1, "pragma") && tok_is(f, d->first + 2, "astra"))
+		if (d->first + 2 <= d->last && tok_is(f, d->first + 1, "pragma") && tok_is(f, d->first + 2, "astra")) {
 			d->is_astra = 1;
+			d->text_start = f->toks[d->first + 2].off + f->toks[d->first + 2].len;
+			d->text_end = d->end;
+		}
 	}
+	add_annotation_macros(f);
 
 	/* Regions the preprocessor skipped (#if 0, the #else of a true #if). */
 	skipped = clang_getSkippedRanges(f->tu, f->cxf);
@@ -1069,7 +1149,8 @@ static void compute_closure(struct closure *C, size_t t0, size_t t1, const struc
 	}
 	push_work(C, f, t0, t1);
 	for (i = 0; i < nr_pragma_dirs; i++)
-		push_work(C, f, f->dirs[pragma_dirs[i]].first, f->dirs[pragma_dirs[i]].last + 1);
+		push_work(C, f, f->dirs[pragma_dirs[i]].first + (size_t)f->dirs[pragma_dirs[i]].is_macro,
+			  f->dirs[pragma_dirs[i]].last + 1); /* not the macro's own name */
 	(void)k;
 	while (C->nr) {
 		struct work w = C->items[--C->nr];
@@ -1231,9 +1312,8 @@ static void add_kernel(struct astra_tu *tu, struct file *f, const struct kcand *
 	astra_pragma_init(&k->pragma);
 	for (i = 0; i < nr_dirs; i++) {
 		const struct directive *d = &f->dirs[dirs[i]];
-		const struct ftok *astra = &f->toks[d->first + 2];
-		size_t from = astra->off + astra->len;
-		char *text = xstrndup(f->text + from, d->end - from);
+		size_t from = d->text_start;
+		char *text = xstrndup(f->text + from, d->text_end - from);
 		unsigned line, col;
 		line_col(f, from, &line, &col);
 		if (!i)
@@ -1324,7 +1404,8 @@ static void collect_kernels(struct astra_tu *tu, struct file *f, struct file *ma
 		const struct directive *d = &f->dirs[i];
 		if (d->is_astra && !d->used && !f->toks[d->first].skipped)
 			astra_diags_add(&tu->diags, f->path, f->toks[d->first].line, f->toks[d->first].col, 0,
-					"'#pragma astra' is not followed by the definition of a __global__ function; ignored");
+					"'%s' is not followed by the definition of a __global__ function; ignored",
+					d->is_macro ? "ASTRA(...)" : "#pragma astra");
 	}
 }
 
@@ -1465,6 +1546,7 @@ static const char *const base_args[] = {
 	"-D__constant__=__attribute__((constant))",
 	"-D__managed__=__attribute__((managed))",
 	"-D__launch_bounds__(...)=__attribute__((launch_bounds(__VA_ARGS__)))",
+	"-DASTRA(...)=", /* the annotation macro (astra-cc.h): headers are not read */
 	"-D__forceinline__=__inline__ __attribute__((always_inline))",
 	"-D__noinline__=__attribute__((noinline))",
 	"-D__restrict__=__restrict",
@@ -1697,6 +1779,80 @@ static enum CXChildVisitResult find_static_member(CXCursor c, CXCursor parent, C
 	return CXChildVisit_Continue;
 }
 
+/*
+ * The gate's rule for the types a variant defines: every member function
+ * it declares (constructors, destructors, conversion and other operators,
+ * member templates, friends defined in the class) is __device__ and not
+ * __host__, unless it is `= default` or `= delete` (no code of the
+ * variant's).  Host code never gets to run a variant's code: launch
+ * expressions cannot call anything but a few well-known names
+ * (check_launch_expr), and the types cannot be constructed, converted or
+ * destroyed on the host.  Nested types are checked the same way.
+ */
+struct host_members {
+	struct cand_check *K;
+	const char *type;
+};
+
+static int defaulted_or_deleted(const struct file *f, size_t start, size_t end)
+{
+	size_t i, j;
+	for (i = tok_at(f, start); i < f->nr_toks && f->toks[i].off < end; i++) {
+		if (!tok_is(f, i, "="))
+			continue;
+		j = next_code(f, i + 1);
+		if (j < f->nr_toks && (tok_is(f, j, "default") || tok_is(f, j, "delete")))
+			return 1;
+	}
+	return 0;
+}
+
+static enum CXChildVisitResult host_member(CXCursor c, CXCursor parent, CXClientData data)
+{
+	struct host_members *hm = data;
+	struct cand_check *K = hm->K;
+	enum CXCursorKind k = clang_getCursorKind(c);
+	size_t start, end, body;
+	char *name;
+	(void)parent;
+	switch (k) {
+	case CXCursor_CXXMethod:
+	case CXCursor_Constructor:
+	case CXCursor_Destructor:
+	case CXCursor_ConversionFunction:
+	case CXCursor_FunctionTemplate:
+	case CXCursor_FunctionDecl: {
+		int attrs = cuda_attrs(c);
+		if (!extent(K->f, c, &start, &end))
+			break;
+		if ((attrs & 2) && !(attrs & 4))
+			break;
+		end = function_end(K->f, end, &body);
+		if (defaulted_or_deleted(K->f, start, end))
+			break;
+		name = spelling(c);
+		reject(K, start, "%s '%s' of '%s' is %s: a type a variant defines may have only __device__ member "
+		       "functions (host code could run it)",
+		       k == CXCursor_Constructor ? "constructor" : k == CXCursor_Destructor ? "destructor"
+		       : k == CXCursor_ConversionFunction ? "conversion operator" : "member function",
+		       name, hm->type, (attrs & 4) ? "__host__" : "not __device__");
+		free(name);
+		break;
+	}
+	case CXCursor_FriendDecl:
+	case CXCursor_StructDecl:
+	case CXCursor_UnionDecl:
+	case CXCursor_ClassDecl:
+	case CXCursor_ClassTemplate:
+	case CXCursor_ClassTemplatePartialSpecialization:
+		clang_visitChildren(c, host_member, hm);
+		break;
+	default:
+		break;
+	}
+	return CXChildVisit_Continue;
+}
+
 static enum CXChildVisitResult visit_candidate(CXCursor c, CXCursor parent, CXClientData data)
 {
 	struct cand_check *K = data;
@@ -1729,6 +1885,9 @@ static enum CXChildVisitResult visit_candidate(CXCursor c, CXCursor parent, CXCl
 				reject(K, start, "__global__ function '%s' has no body", name);
 		} else if (!(attrs & 2)) {
 			reject(K, start, "host function '%s': a variant may add only __device__ functions", name);
+		} else if (attrs & 4) {
+			reject(K, start, "__host__ __device__ function '%s': a variant may add only __device__ functions "
+			       "(host code could call it)", name);
 		} else {
 			astra_vec_push(&K->names, name);
 		}
@@ -1746,7 +1905,10 @@ static enum CXChildVisitResult visit_candidate(CXCursor c, CXCursor parent, CXCl
 	case CXCursor_TypeAliasDecl:
 	case CXCursor_TypeAliasTemplateDecl: {
 		char *member = NULL;
+		struct host_members hm = { K, name };
 		clang_visitChildren(c, find_static_member, &member);
+		/* Its member functions may run on the device only (see host_member). */
+		clang_visitChildren(c, host_member, &hm);
 		if (member) {
 			reject(K, start, "static data member '%s' of '%s': a variant must not keep state between launches",
 			       member, name);
@@ -1818,52 +1980,170 @@ static const char *const launch_names[] = {
 	"false", "int32_t", "uint32_t", "int64_t", "uint64_t", "ptrdiff_t", "decltype", "constexpr",
 };
 
-/* Report identifiers of expression e that the launcher could not evaluate. */
+/*
+ * The only names a launch expression may call (name(...), name{...},
+ * name<...>(...)): the launcher evaluates them on the host, so a call of
+ * anything else - a function or type of the variant, of the kernel's
+ * parameters, a template parameter - could run code that is not the
+ * user's on the host.  Casts to these types are calls too.
+ */
+static const char *const launch_calls[] = {
+	"dim3", "min", "max", "sizeof", "alignof", "decltype", "static_cast", "reinterpret_cast", "const_cast",
+	"int", "unsigned", "long", "short", "char", "signed", "size_t", "float", "double", "bool", "int32_t",
+	"uint32_t", "int64_t", "uint64_t", "ptrdiff_t",
+};
+
+static int in_list(const char *const *list, size_t n, const char *p, size_t len)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (strlen(list[i]) == len && !memcmp(list[i], p, len))
+			return 1;
+	return 0;
+}
+
+/* One token of a launch expression: an identifier, a number, a literal or one punctuator. */
+struct ltok {
+	const char *p;
+	size_t n;
+	int ident;
+};
+
+static size_t launch_tokens(const char *e, struct ltok **out)
+{
+	struct ltok *t = NULL;
+	size_t nr = 0, alloc = 0;
+	const char *p = e;
+	while (*p) {
+		const char *q = p;
+		int ident = 0;
+		if (*p == ' ' || *p == '\t' || *p == '\n') {
+			p++;
+			continue;
+		}
+		if (*p == '"' || *p == '\'') {
+			char quote = *q++;
+			while (*q && *q != quote)
+				q += (*q == '\\' && q[1]) ? 2 : 1;
+			if (*q)
+				q++;
+		} else if (*p >= '0' && *p <= '9') {
+			while (is_ident_char((unsigned char)*q) || *q == '.')
+				q++;
+		} else if (is_ident_char((unsigned char)*p)) {
+			while (is_ident_char((unsigned char)*q))
+				q++;
+			ident = 1;
+		} else {
+			q++;
+		}
+		ALLOC_GROW(t, nr + 1, alloc);
+		t[nr].p = p;
+		t[nr].n = (size_t)(q - p);
+		t[nr].ident = ident;
+		nr++;
+		p = q;
+	}
+	*out = t;
+	return nr;
+}
+
+static int ltok_is(const struct ltok *t, char c)
+{
+	return t->n == 1 && t->p[0] == c;
+}
+
+/* Index of the token that opens the bracket closed at i (close: ')' or '>'), or (size_t)-1. */
+static size_t opener(const struct ltok *t, size_t i, char open, char close)
+{
+	int depth = 0;
+	for (;; i--) {
+		if (ltok_is(&t[i], close))
+			depth++;
+		else if (ltok_is(&t[i], open) && --depth == 0)
+			return i;
+		if (!i)
+			return (size_t)-1;
+	}
+}
+
+/*
+ * Is t[b..e) a type a C-style cast may name: only the well-known type
+ * words, `std`, `::`, `*` and const?  ("(int)(n + 3)" is a cast, not a call.)
+ */
+static int cast_type(const struct ltok *t, size_t b, size_t e)
+{
+	size_t i;
+	if (b >= e)
+		return 0;
+	for (i = b; i < e; i++)
+		if (!(t[i].ident ? in_list(launch_calls, ARRAY_SIZE(launch_calls), t[i].p, t[i].n) ||
+				   (t[i].n == 5 && !memcmp(t[i].p, "const", 5)) || (t[i].n == 3 && !memcmp(t[i].p, "std", 3))
+				 : ltok_is(&t[i], '*') || ltok_is(&t[i], ':')))
+			return 0;
+	return 1;
+}
+
+/* Report identifiers of expression e that the launcher could not evaluate, and calls it must not make. */
 static void check_launch_expr(struct cand_check *K, size_t off, const char *what, const char *e,
 			      const struct astra_kernel *orig)
 {
-	const char *p = e;
-	while (*p) {
-		const char *q;
-		size_t n, i;
+	struct ltok *t;
+	size_t nr = launch_tokens(e, &t), i;
+	for (i = 0; i < nr; i++) {
+		const char *p = t[i].p;
+		size_t n = t[i].n, k;
 		int ok = 0;
-		if (*p == '"' || *p == '\'') {
-			char quote = *p++;
-			while (*p && *p != quote)
-				p += (*p == '\\' && p[1]) ? 2 : 1;
-			if (*p)
-				p++;
+		if (t[i].ident && !(p[0] >= '0' && p[0] <= '9')) {
+			/* A member (x.y, p->y) is the member of something already checked. */
+			if (i && (ltok_is(&t[i - 1], '.') || (i > 1 && ltok_is(&t[i - 1], '>') && ltok_is(&t[i - 2], '-'))))
+				ok = 1;
+			for (k = 0; !ok && k < orig->nr_params; k++)
+				ok = strlen(orig->params[k].name) == n && !memcmp(orig->params[k].name, p, n);
+			for (k = 0; !ok && k < orig->nr_tmpl; k++)
+				ok = strlen(orig->tmpl_params[k]) == n && !memcmp(orig->tmpl_params[k], p, n);
+			if (!ok)
+				ok = in_list(launch_names, ARRAY_SIZE(launch_names), p, n);
+			for (k = 0; !ok && k < K->names.nr; k++)
+				ok = strlen(K->names.v[k]) == n && !memcmp(K->names.v[k], p, n);
+			if (!ok)
+				reject(K, off, "launch(%s=...) uses '%.*s', which is not a parameter of the kernel, a template "
+				       "parameter or a name the variant defines", what, (int)n, p);
 			continue;
 		}
-		if (!is_ident_char((unsigned char)*p) || (*p >= '0' && *p <= '9')) {
-			/* Skip numbers whole (1e-3f, 0x1F, 256u). */
-			if (*p >= '0' && *p <= '9')
-				while (is_ident_char((unsigned char)*p) || *p == '.')
-					p++;
-			else
-				p++;
+		if (!i || !(ltok_is(&t[i], '(') || ltok_is(&t[i], '{')))
 			continue;
+		/* An opening bracket right after a name, a template-id, a ')' or a ']' is a call. */
+		{
+			const struct ltok *prev = &t[i - 1];
+			size_t callee = (size_t)-1;
+			if (prev->ident && !(prev->p[0] >= '0' && prev->p[0] <= '9')) {
+				callee = i - 1;
+			} else if (ltok_is(prev, '>')) {
+				/* name<...>(: a template's call; without a matching '<' the '>' compares. */
+				size_t lt = opener(t, i - 1, '<', '>');
+				if (lt != (size_t)-1 && lt > 0 && t[lt - 1].ident)
+					callee = lt - 1;
+			} else if (ltok_is(prev, ')')) {
+				size_t lp = opener(t, i - 1, '(', ')');
+				if (lp == (size_t)-1 || !cast_type(t, lp + 1, i - 1))
+					callee = (size_t)-2;
+			} else if (ltok_is(prev, ']')) {
+				callee = (size_t)-2;
+			}
+			if (callee == (size_t)-2) {
+				reject(K, off, "launch(%s=...) calls the result of an expression: a launch expression may call "
+				       "only dim3, min, max, sizeof, alignof, decltype, casts and conversions to built-in types",
+				       what);
+			} else if (callee != (size_t)-1 &&
+				   !in_list(launch_calls, ARRAY_SIZE(launch_calls), t[callee].p, t[callee].n)) {
+				reject(K, off, "launch(%s=...) calls '%.*s': a launch expression may call only dim3, min, max, "
+				       "sizeof, alignof, decltype, casts and conversions to built-in types (host code runs it)",
+				       what, (int)t[callee].n, t[callee].p);
+			}
 		}
-		q = p;
-		while (is_ident_char((unsigned char)*q))
-			q++;
-		n = (size_t)(q - p);
-		/* A member (x.y, p->y) is the member of something already checked. */
-		if ((p > e && p[-1] == '.') || (p > e + 1 && p[-1] == '>' && p[-2] == '-'))
-			ok = 1;
-		for (i = 0; !ok && i < orig->nr_params; i++)
-			ok = strlen(orig->params[i].name) == n && !memcmp(orig->params[i].name, p, n);
-		for (i = 0; !ok && i < orig->nr_tmpl; i++)
-			ok = strlen(orig->tmpl_params[i]) == n && !memcmp(orig->tmpl_params[i], p, n);
-		for (i = 0; !ok && i < ARRAY_SIZE(launch_names); i++)
-			ok = strlen(launch_names[i]) == n && !memcmp(launch_names[i], p, n);
-		for (i = 0; !ok && i < K->names.nr; i++)
-			ok = strlen(K->names.v[i]) == n && !memcmp(K->names.v[i], p, n);
-		if (!ok)
-			reject(K, off, "launch(%s=...) uses '%.*s', which is not a parameter of the kernel, a template "
-			       "parameter or a name the variant defines", what, (int)n, p);
-		p = q;
 	}
+	free(t);
 }
 
 /* The parameter's type as the function type sees it: no top-level qualifiers, no blanks. */
@@ -2007,8 +2287,8 @@ int astra_extract_candidate(const struct astra_kernel *orig, struct astra_varian
 	for (i = 0; i < f.nr_dirs; i++) {
 		const struct directive *d = &f.dirs[i];
 		size_t n = d->first + 1;
-		if (n > d->last)
-			continue; /* the null directive */
+		if (n > d->last || d->is_macro)
+			continue; /* the null directive; the annotation macro (checked below) */
 		if (tok_is(&f, n, "if") || tok_is(&f, n, "ifdef") || tok_is(&f, n, "ifndef") || tok_is(&f, n, "elif") ||
 		    tok_is(&f, n, "else") || tok_is(&f, n, "endif"))
 			continue;
@@ -2078,7 +2358,6 @@ int astra_extract_candidate(const struct astra_kernel *orig, struct astra_varian
 		}
 		for (i = 0; i < f.nr_dirs; i++) {
 			const struct directive *d = &f.dirs[i];
-			const struct ftok *astra;
 			char *text;
 			unsigned line, col;
 			if (!d->is_astra)
@@ -2087,9 +2366,8 @@ int astra_extract_candidate(const struct astra_kernel *orig, struct astra_varian
 				reject(&K, d->start, "#pragma astra must be right above the kernel");
 				continue;
 			}
-			astra = &f.toks[d->first + 2];
-			text = xstrndup(f.text + astra->off + astra->len, d->end - astra->off - astra->len);
-			line_col(&f, astra->off + astra->len, &line, &col);
+			text = xstrndup(f.text + d->text_start, d->text_end - d->text_start);
+			line_col(&f, d->text_start, &line, &col);
 			astra_pragma_parse(&k.pragma, text, "variant", line, col, &diags);
 			free(text);
 		}

@@ -63,13 +63,19 @@ void astra_candidate_release(struct astra_candidate *c);
  * qualifiers may differ, but __restrict__ may be added only when orig's
  * pragma says noalias) and the same template parameters and linkage;
  * besides it only __device__ functions, types, static_asserts, constexpr
- * constants and `extern __shared__` arrays; no host functions, no global
- * or static variables (a variant must not keep state between launches),
- * no #include/#define/#undef/#line, no pragmas but unroll/nounroll and the
- * launch line, no namespaces or using-directives, no kernel launches, no
- * stray text (such as Markdown fences).  The launch expressions may use
- * only the parameters, template parameters, names the candidate defines,
- * literals and a few well-known names (dim3, min, max, sizeof, casts).
+ * constants and `extern __shared__` arrays; device code only: no host
+ * functions, no __host__ __device__ functions, and no member function of
+ * a type it defines (constructor, destructor, conversion or other
+ * operator, member template, friend) that is not __device__ only, unless
+ * `= default` or `= delete`; no global or static variables (a variant
+ * must not keep state between launches), no #include/#define/#undef/#line,
+ * no pragmas but unroll/nounroll and the launch line, no namespaces or
+ * using-directives, no kernel launches, no stray text (such as Markdown
+ * fences).  The launch expressions (evaluated on the host) may use only
+ * the parameters, template parameters, names the candidate defines,
+ * literals and a few well-known names, and may call only dim3, min, max,
+ * sizeof, alignof, decltype, the casts and conversions to built-in types:
+ * no function, type or template parameter of anyone else is called.
  *
  * Returns 0, or -1 with the reasons (one per line) appended to why.  out
  * (may be NULL; zeroed by the caller) receives the candidate's kernel and

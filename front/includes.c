@@ -21,6 +21,19 @@
 #include "lib/vec.h"
 #include "front/includes.h"
 
+/* Is `ASTRA(` at p, first on its line (the annotation macro, doc/pragma.md)? */
+static int annotation_macro_at(const char *s, const char *p, const char *end)
+{
+	const char *b = p, *q = p + 5;
+	while (b > s && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	if (b > s && b[-1] != '\n')
+		return 0;
+	while (q < end && (*q == ' ' || *q == '\t'))
+		q++;
+	return q < end && *q == '(';
+}
+
 int astra_text_mentions_pragma(const char *s, size_t len)
 {
 	const char *end = s + len, *p = s;
@@ -32,6 +45,9 @@ int astra_text_mentions_pragma(const char *s, size_t len)
 			return 1;
 		p += 6;
 	}
+	for (p = s; (p = memmem(p, (size_t)(end - p), "ASTRA", 5)) != NULL; p += 5)
+		if (annotation_macro_at(s, p, end))
+			return 1;
 	return 0;
 }
 

@@ -127,7 +127,10 @@ int astra_includes_scan(const char *path, const char *text, size_t len, const st
 			int pre, unsigned flags, struct astra_includes *out);
 void astra_includes_release(struct astra_includes *inc);
 
-/* "#pragma" then blanks then "astra" anywhere in s (comments included). */
+/*
+ * "#pragma" then blanks then "astra" anywhere in s (comments included), or
+ * the annotation macro `ASTRA(` first on a line (doc/pragma.md).
+ */
 int astra_text_mentions_pragma(const char *s, size_t len);
 
 #endif

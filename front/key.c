@@ -124,7 +124,10 @@ int astra_key_compute(const struct astra_tu *tu, const struct astra_kernel *k, c
 static int write_atomic(const char *path, const char *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fd;
+	/* Never through a link someone planted under the temporary name. */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	size_t done = 0;
 	if (fd < 0) {
 		free(tmp);

@@ -19,6 +19,9 @@
  *   #pragma astra flops(8*rows*cols)
  *   #pragma astra bytes(2*tokens*hidden*sizeof(T))
  *
+ * The annotation macro ASTRA(clauses) (include/astra-cc.h) is the same:
+ * front/extract.c hands this parser the text between its parentheses.
+ *
  * Every expression is kept as C++ text: test programs emit it verbatim, so
  * nvcc evaluates it and astra-cc needs no expression evaluator.  The parser
  * only checks the clause structure and the balance of (), [], {} and
@@ -138,7 +141,8 @@ void astra_pragma_init(struct astra_pragma *p);
 void astra_pragma_release(struct astra_pragma *p);
 
 /*
- * Parse the text after `#pragma astra` on one directive line into p,
+ * Parse the text after `#pragma astra` on one directive line (or inside
+ * the parentheses of one ASTRA(...), which may span lines) into p,
  * adding to what earlier lines gave.  text may still contain the
  * directive's backslash-newline continuations and comments: they count as
  * blanks, and line/col follow them.  file, line and col locate text[0]

@@ -189,6 +189,21 @@ void astra_buf_add_utf8(struct astra_buf *b, const char *s)
 	}
 }
 
+void astra_buf_add_printable(struct astra_buf *b, const char *s, int multiline)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (multiline && (c == '\n' || c == '\t'))
+			astra_buf_addch(b, (char)c);
+		else if (c < 0x20 || c == 0x7f)
+			astra_buf_addf(b, "\\x%02x", c);
+		else if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f)
+			astra_buf_addf(b, "\\x%02x", (unsigned char)*++s);
+		else
+			astra_buf_addch(b, (char)c);
+	}
+}
+
 void astra_buf_add_shell_quoted(struct astra_buf *b, const char *s)
 {
 	if (*s && !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+=.,/:@%")]) {
@@ -252,6 +267,34 @@ int astra_buf_read_file(struct astra_buf *b, const char *path, size_t max)
 		}
 		astra_buf_grow(b, (size_t)st.st_size);
 	}
+	ret = astra_buf_read_fd(b, fd, max);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return ret;
+}
+
+int astra_buf_read_regular(struct astra_buf *b, const char *path, size_t max, int nofollow, struct stat *st_out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+	int ret, saved;
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		saved = fstat(fd, &st) < 0 ? errno : EINVAL;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	if (st_out)
+		*st_out = st;
+	if (max && (size_t)st.st_size > max) {
+		close(fd);
+		errno = EFBIG;
+		return -1;
+	}
+	astra_buf_grow(b, (size_t)st.st_size);
 	ret = astra_buf_read_fd(b, fd, max);
 	saved = errno;
 	close(fd);

@@ -48,6 +48,14 @@ void astra_buf_add_json_escaped(struct astra_buf *b, const char *s);
 void astra_buf_add_html_escaped(struct astra_buf *b, const char *s);
 /* Append s with every byte that is not part of well-formed UTF-8 replaced by U+FFFD. */
 void astra_buf_add_utf8(struct astra_buf *b, const char *s);
+/*
+ * Append s for a terminal: control characters (below 0x20, DEL, and the C1
+ * controls U+0080..U+009F in UTF-8) become \xNN, so that text from a file
+ * (a cache entry's manifest) cannot move the cursor, change colours or
+ * send escape sequences to the terminal.  multiline: newlines and tabs
+ * stay (a variant's source); otherwise they are escaped too.
+ */
+void astra_buf_add_printable(struct astra_buf *b, const char *s, int multiline);
 /* Append s quoted for a POSIX shell, for logs and reproducer lines. */
 void astra_buf_add_shell_quoted(struct astra_buf *b, const char *s);
 /* Remove trailing whitespace. */
@@ -58,6 +66,16 @@ void astra_buf_rtrim(struct astra_buf *b);
  * A file larger than max bytes (0 = no limit) fails with EFBIG.
  */
 int astra_buf_read_file(struct astra_buf *b, const char *path, size_t max);
+/*
+ * The same for a file astra-cc does not control (a cache file, a config
+ * file): read only when it is a regular file, without blocking - opened
+ * with O_NONBLOCK so that a FIFO in its place does not wait for a writer,
+ * and with O_NOFOLLOW when nofollow is set.  Anything but a regular file
+ * fails with EINVAL before a byte is read.  st (may be NULL) receives the
+ * opened file's status, for checks of its owner.
+ */
+struct stat;
+int astra_buf_read_regular(struct astra_buf *b, const char *path, size_t max, int nofollow, struct stat *st);
 /* Read everything from fd until EOF (appending); 0 or -1 with errno. */
 int astra_buf_read_fd(struct astra_buf *b, int fd, size_t max);
 

@@ -8,12 +8,16 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/buf.h"
 #include "lib/config.h"
+#include "lib/log.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 #include "lib/vec.h"
 
@@ -21,7 +25,7 @@
 #define ASTRA_SYSCONFDIR "/etc"
 #endif
 
-enum type { T_STR, T_BOOL, T_INT, T_SIZE, T_MODE, T_OPTIMIZER };
+enum type { T_STR, T_BOOL, T_INT, T_SIZE, T_MODE, T_OPTIMIZER, T_TRACE, T_UMASK };
 
 static const struct item {
 	const char *name;
@@ -35,7 +39,7 @@ static const struct item {
 	[ASTRA_CFG_MODE] = { "mode", "ASTRA_CC_MODE", T_MODE, "use" },
 	[ASTRA_CFG_DISABLE] = { "disable", "ASTRA_CC_DISABLE", T_BOOL, "false" },
 	[ASTRA_CFG_NVCC] = { "nvcc", "ASTRA_CC_NVCC", T_STR, "" },
-	[ASTRA_CFG_TRACE] = { "trace", "ASTRA_CC_TRACE", T_STR, "" },
+	[ASTRA_CFG_TRACE] = { "trace", "ASTRA_CC_TRACE", T_TRACE, "" },
 	[ASTRA_CFG_STRICT] = { "strict", "ASTRA_CC_STRICT", T_BOOL, "false" },
 	[ASTRA_CFG_MAX_SIZE] = { "max_size", "ASTRA_CC_MAX_SIZE", T_SIZE, "1G" },
 	[ASTRA_CFG_REMOTE_STORAGE] = { "remote_storage", "ASTRA_CC_REMOTE_STORAGE", T_STR, "" },
@@ -57,6 +61,9 @@ static const struct item {
 	[ASTRA_CFG_LLM_MAX_CALLS] = { "llm_max_calls", "ASTRA_CC_LLM_MAX_CALLS", T_INT, "24" },
 	[ASTRA_CFG_LLM_MAX_TOKENS] = { "llm_max_tokens", "ASTRA_CC_LLM_MAX_TOKENS", T_INT, "400000" },
 	[ASTRA_CFG_LLM_MAX_SECONDS] = { "llm_max_seconds", "ASTRA_CC_LLM_MAX_SECONDS", T_INT, "900" },
+	[ASTRA_CFG_TRUSTED_GROUP] = { "trusted_group", "ASTRA_CC_TRUSTED_GROUP", T_STR, "" },
+	[ASTRA_CFG_UMASK] = { "umask", "ASTRA_CC_UMASK", T_UMASK, "" },
+	[ASTRA_CFG_SANDBOX] = { "sandbox", "ASTRA_CC_SANDBOX", T_BOOL, "true" },
 	[ASTRA_CFG_CAPTURE] = { "capture", "ASTRA_CC_CAPTURE", T_BOOL, "false" },
 	[ASTRA_CFG_CAPTURE_DATA] = { "capture_data", "ASTRA_CC_CAPTURE_DATA", T_BOOL, "false" },
 	[ASTRA_CFG_CAPTURE_DATA_MAX] = { "capture_data_max", "ASTRA_CC_CAPTURE_DATA_MAX", T_SIZE, "256M" },
@@ -127,8 +134,29 @@ static int valid(enum type type, const char *v)
 	case T_SIZE: return astra_parse_size(v, &n) == 0;
 	case T_MODE: return !strcmp(v, "use") || !strcmp(v, "optimize") || !strcmp(v, "off");
 	case T_OPTIMIZER: return !strcmp(v, "rules") || !strcmp(v, "llm") || !strcmp(v, "both");
+	case T_TRACE: return astra_trace_valid(v);
+	case T_UMASK: {
+		mode_t m;
+		return !*v || astra_trust_parse_umask(v, &m) == 0;
+	}
 	}
 	return 0;
+}
+
+/* What a valid value looks like, for the message about an invalid one. */
+static const char *type_hint(enum type type)
+{
+	switch (type) {
+	case T_BOOL: return " (true or false)";
+	case T_INT: return " (a whole number)";
+	case T_SIZE: return " (a size such as 500M or 2G)";
+	case T_MODE: return " (use, optimize or off)";
+	case T_OPTIMIZER: return " (rules, llm or both)";
+	case T_TRACE: return " (driver, cache, extract, verify, loop, llm, exec or all, separated by commas)";
+	case T_UMASK: return " (an octal umask such as 002)";
+	case T_STR: break;
+	}
+	return "";
 }
 
 void astra_config_set(enum astra_cfg key, const char *value, const char *origin)
@@ -139,15 +167,56 @@ void astra_config_set(enum astra_cfg key, const char *value, const char *origin)
 	values[key].origin = xstrdup(origin);
 }
 
-static char *default_dir(void)
+/* The default cache directory; *shared_tmp is set when it is the per-user one in /tmp. */
+static char *default_dir(int *shared_tmp)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
+	*shared_tmp = 0;
 	if (xdg && *xdg)
 		return xasprintf("%s/astra-cc", xdg);
 	if (home && *home)
 		return xasprintf("%s/.cache/astra-cc", home);
-	return xstrdup("/tmp/astra-cc-cache");
+	/*
+	 * /tmp is everybody's: the name has the uid in it, and the directory
+	 * is used only when it is the user's own and private (claim_private).
+	 */
+	*shared_tmp = 1;
+	return xasprintf("/tmp/astra-cc-%u", (unsigned)geteuid());
+}
+
+/*
+ * Make dir (mode 0700) unless it exists, then check that it is a directory
+ * of the user's (no symbolic link) that nobody else can enter, making a
+ * directory of the user's private if an older astra-cc left it open.
+ * Anyone may create a name in /tmp first: 0, or -1 with the reason in why.
+ */
+static int claim_private(const char *dir, struct astra_buf *why)
+{
+	struct stat st;
+	int fd;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		astra_buf_addf(why, "cannot create it: %s", strerror(errno));
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		astra_buf_addf(why, "%s", errno == ELOOP || errno == ENOTDIR ? "it is not a directory (a symbolic link?)"
+									       : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		astra_buf_addf(why, "it belongs to uid %u, not to you", (unsigned)st.st_uid);
+		close(fd);
+		return -1;
+	}
+	if ((st.st_mode & 077) && fchmod(fd, 0700) < 0) {
+		astra_buf_addf(why, "others can enter it and it cannot be made private: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 static char *default_jobs(void)
@@ -165,18 +234,36 @@ static int find_key(const char *name)
 	return -1;
 }
 
-static void read_file(const char *path)
+/* How much a config file is trusted (see config.h). */
+enum source {
+	SRC_CHOSEN,  /* the system file, or one the environment names: read as it is */
+	SRC_CACHE,   /* the cache directory's: no symbolic link, and astra_trust_config() */
+};
+
+static void read_file(const char *path, enum source src, long long trusted_gid)
 {
-	struct astra_buf b = ASTRA_BUF_INIT;
+	struct astra_buf b = ASTRA_BUF_INIT, why = ASTRA_BUF_INIT;
+	struct stat st;
 	char *line, *next;
 	unsigned lineno = 0;
 
-	if (astra_buf_read_file(&b, path, 1 << 20) < 0) {
-		if (errno != ENOENT)
-			astra_vec_pushf(&problems, "%s: cannot read: %s", path, strerror(errno));
+	if (astra_buf_read_regular(&b, path, 1 << 20, src == SRC_CACHE, &st) < 0) {
+		if (errno == ELOOP && src == SRC_CACHE)
+			astra_vec_pushf(&problems, "%s: warning: not read: it is a symbolic link", path);
+		else if (errno == EINVAL)
+			astra_vec_pushf(&problems, "%s: warning: not read: it is not a regular file", path);
+		else if (errno != ENOENT && errno != ENOTDIR)
+			astra_vec_pushf(&problems, "%s: warning: cannot read: %s", path, strerror(errno));
 		astra_buf_release(&b);
 		return;
 	}
+	if (src == SRC_CACHE && !astra_trust_config(st.st_uid, st.st_gid, st.st_mode, trusted_gid, &why)) {
+		astra_vec_pushf(&problems, "%s: not read: %s (see \"Sharing a cache\" in doc/cache.md)", path, why.buf);
+		astra_buf_release(&why);
+		astra_buf_release(&b);
+		return;
+	}
+	astra_buf_release(&why);
 	for (line = b.buf; line && *line; line = next) {
 		char *eq, *k, *v, *e;
 		int key;
@@ -190,7 +277,7 @@ static void read_file(const char *path)
 			continue;
 		eq = strchr(line, '=');
 		if (!eq) {
-			astra_vec_pushf(&problems, "%s:%u: error: expected `key = value`", path, lineno);
+			astra_vec_pushf(&problems, "%s:%u: warning: expected `key = value`; line ignored", path, lineno);
 			continue;
 		}
 		*eq = '\0';
@@ -206,11 +293,12 @@ static void read_file(const char *path)
 		*e = '\0';
 		key = find_key(k);
 		if (key < 0) {
-			astra_vec_pushf(&problems, "%s:%u: error: unknown setting `%s`", path, lineno, k);
+			astra_vec_pushf(&problems, "%s:%u: warning: unknown setting `%s`; ignored", path, lineno, k);
 			continue;
 		}
 		if (!valid(items[key].type, v)) {
-			astra_vec_pushf(&problems, "%s:%u: error: invalid value `%s` for %s", path, lineno, v, k);
+			astra_vec_pushf(&problems, "%s:%u: warning: invalid value `%s` for %s%s; ignored", path, lineno, v, k,
+					type_hint(items[key].type));
 			continue;
 		}
 		{
@@ -235,10 +323,24 @@ void astra_config_release(void)
 	astra_vec_clear(&problems);
 }
 
+/*
+ * The trusted group for judging the cache's config file: the environment's
+ * or the system file's setting, never the file's own.  -1: none.
+ */
+static long long early_trusted_gid(void)
+{
+	const char *env = getenv(items[ASTRA_CFG_TRUSTED_GROUP].env);
+	gid_t g;
+	if (env)
+		astra_config_set(ASTRA_CFG_TRUSTED_GROUP, env, "environment: ASTRA_CC_TRUSTED_GROUP");
+	return astra_trust_group(&g) == 1 ? (long long)g : -1;
+}
+
 void astra_config_load(void)
 {
-	int i;
+	int i, shared_tmp = 0, refused = 0;
 	const char *p, *envdir;
+	struct astra_buf why = ASTRA_BUF_INIT;
 
 	astra_config_release();
 	for (i = 0; i < ASTRA_CFG__COUNT; i++) {
@@ -246,23 +348,33 @@ void astra_config_load(void)
 		if (items[i].def)
 			def = xstrdup(items[i].def);
 		else if (i == ASTRA_CFG_DIR)
-			def = default_dir();
+			def = default_dir(&shared_tmp);
 		else if (i == ASTRA_CFG_JOBS)
 			def = default_jobs();
 		astra_config_set(i, def ? def : "", "default");
 		free(def);
 	}
 
-	read_file(ASTRA_SYSCONFDIR "/astra-cc.conf");
+	read_file(ASTRA_SYSCONFDIR "/astra-cc.conf", SRC_CHOSEN, -1);
 	/* The user file lives in the cache directory, which the environment
 	 * (but not the file itself) may move. */
 	p = getenv("ASTRA_CC_CONFIGPATH");
 	envdir = getenv("ASTRA_CC_DIR");
-	if (p && *p)
+	shared_tmp = shared_tmp && !(envdir && *envdir) && !strcmp(values[ASTRA_CFG_DIR].origin, "default");
+	if (shared_tmp && claim_private(values[ASTRA_CFG_DIR].value, &why) < 0) {
+		astra_vec_pushf(&problems, "%s: not used as the cache: %s; astra-cc is disabled (set ASTRA_CC_DIR)",
+				values[ASTRA_CFG_DIR].value, why.buf);
+		refused = 1;
+	}
+	astra_buf_release(&why);
+	if (p && *p) {
 		user_path = xstrdup(p);
-	else
+		read_file(user_path, SRC_CHOSEN, -1);
+	} else {
 		user_path = xasprintf("%s/astra-cc.conf", envdir && *envdir ? envdir : values[ASTRA_CFG_DIR].value);
-	read_file(user_path);
+		if (!refused)
+			read_file(user_path, SRC_CACHE, early_trusted_gid());
+	}
 
 	for (i = 0; i < ASTRA_CFG__COUNT; i++) {
 		const char *v = getenv(items[i].env);
@@ -270,13 +382,17 @@ void astra_config_load(void)
 		if (!v)
 			continue;
 		if (!valid(items[i].type, v)) {
-			astra_vec_pushf(&problems, "environment: invalid value `%s` for %s", v, items[i].env);
+			astra_vec_pushf(&problems, "astra-cc: warning: invalid value `%s` for %s%s; ignored", v, items[i].env,
+					type_hint(items[i].type));
 			continue;
 		}
 		origin = xasprintf("environment: %s", items[i].env);
 		astra_config_set(i, v, origin);
 		free(origin);
 	}
+	/* After the environment: nothing may turn a refused directory back on. */
+	if (refused)
+		astra_config_set(ASTRA_CFG_DISABLE, "true", "default: the cache directory is not yours (see above)");
 }
 
 static void ensure_loaded(void)
@@ -351,6 +467,12 @@ void astra_config_show(FILE *out)
 		const char *v = values[i].value;
 		if (items[i].secret)
 			v = *v ? "(set, not shown)" : "";
+		/* A URL's query may hold a key (llm_url = ...?api-key=...): not shown either. */
+		if (i == ASTRA_CFG_LLM_URL && strchr(v, '?')) {
+			fprintf(out, "(%s) %s = %.*s?(query not shown)\n", values[i].origin, items[i].name,
+				(int)strcspn(v, "?"), v);
+			continue;
+		}
 		fprintf(out, "(%s) %s = %s\n", values[i].origin, items[i].name, v);
 	}
 	for (pr = astra_config_problems(); *pr; pr++)

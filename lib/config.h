@@ -10,6 +10,20 @@
  * The user config file is $ASTRA_CC_CONFIGPATH if set, else astra-cc.conf
  * in the cache directory (as ccache.conf lives in ccache's).  Its format is
  * `key = value` lines; `#` starts a comment line.
+ *
+ * Every config file is read only when it is a regular file, without
+ * blocking (a FIFO in its place is refused).  The one in the cache
+ * directory is also read only when it is no symbolic link and passes
+ * astra_trust_config() (lib/trust.h): owned by the user or root, writable
+ * by nobody else (by its group only when that is `trusted_group` as the
+ * environment or the system file set it).  A refused file is a problem
+ * (logged, shown by --show-config), never an error.
+ *
+ * Without HOME and XDG_CACHE_HOME the cache directory is
+ * /tmp/astra-cc-<uid>.  Loading creates it (mode 0700) and checks that it
+ * is the user's own directory and private; when it is not (someone else
+ * made it first), nothing in it is read and astra-cc is disabled for this
+ * process (every compile is plain nvcc), with the reason in the problems.
  */
 #ifndef ASTRA_CONFIG_H
 #define ASTRA_CONFIG_H
@@ -31,7 +45,7 @@ enum astra_cfg {
 	ASTRA_CFG_MAX_ROUNDS,   /* rounds of the optimization loop */
 	ASTRA_CFG_TIME_BUDGET,  /* seconds per kernel for the loop */
 	ASTRA_CFG_DEBUG_KEY,    /* bool: write the hashed text beside the output */
-	ASTRA_CFG_JOBS,         /* parallel compiles in warmup / the loop */
+	ASTRA_CFG_JOBS,         /* kernels --warmup optimizes at once (its -j wins) */
 	ASTRA_CFG_SANITIZER,    /* bool: run compute-sanitizer when available */
 	ASTRA_CFG_LLM_URL,      /* OpenAI-compatible base URL */
 	ASTRA_CFG_LLM_MODEL,    /* model name */
@@ -44,6 +58,9 @@ enum astra_cfg {
 	ASTRA_CFG_LLM_MAX_CALLS,   /* per-kernel budget: requests */
 	ASTRA_CFG_LLM_MAX_TOKENS,  /* per-kernel budget: tokens in + out */
 	ASTRA_CFG_LLM_MAX_SECONDS, /* per-kernel budget: wall time in the LLM */
+	ASTRA_CFG_TRUSTED_GROUP,   /* a group whose members' cache files are trusted (lib/trust.h) */
+	ASTRA_CFG_UMASK,           /* octal umask for what astra-cc creates in the cache */
+	ASTRA_CFG_SANDBOX,         /* bool: test programs run in a sandbox (verify/sandbox.h) */
 	ASTRA_CFG_CAPTURE,         /* bool: a capture build (launch sites record their launches) */
 	ASTRA_CFG_CAPTURE_DATA,    /* bool: a capture build also keeps the inputs of each new shape */
 	ASTRA_CFG_CAPTURE_DATA_MAX, /* bytes of captured inputs per kernel (size) */
@@ -82,7 +99,11 @@ void astra_config_set(enum astra_cfg key, const char *value, const char *origin)
 
 /* Print every setting as `(origin) name = value`, like ccache -p. */
 void astra_config_show(FILE *out);
-/* Warnings collected while loading (file:line: ...), NULL-terminated. */
+/*
+ * Warnings collected while loading, NULL-terminated: whole GNU-style
+ * lines ("FILE:LINE: warning: ..." for a config file, "astra-cc: warning:
+ * ..." for the environment).  A setting with a problem is ignored.
+ */
 const char *const *astra_config_problems(void);
 
 /*

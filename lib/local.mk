@@ -16,5 +16,7 @@ libastra_a_SOURCES += \
 	lib/nvccopts.c lib/nvccopts.h \
 	lib/run.c lib/run.h \
 	lib/toolmemo.c lib/toolmemo.h \
+	lib/trust.c lib/trust.h \
 	lib/util.c lib/util.h \
-	lib/vec.c lib/vec.h
+	lib/vec.c lib/vec.h \
+	lib/workspace.c lib/workspace.h

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,8 +44,19 @@ void astra_log_open(const char *path, const char *trace)
 {
 	astra_log_close();
 	if (path && *path) {
+		struct stat st;
 		log_wanted = 1;
-		log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+		/*
+		 * Only a regular file, reached without a symbolic link (a log in
+		 * /tmp must not append to whatever someone's link points at), and
+		 * opened without blocking (a FIFO in its place must not hang the
+		 * build).  Anything else: no log.
+		 */
+		log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+		if (log_fd >= 0 && (fstat(log_fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+			close(log_fd);
+			log_fd = -1;
+		}
 	}
 	while (trace && *trace) {
 		size_t n = strcspn(trace, ",");
@@ -58,6 +70,22 @@ void astra_log_open(const char *path, const char *trace)
 		if (*trace == ',')
 			trace++;
 	}
+}
+
+int astra_trace_valid(const char *list)
+{
+	while (*list) {
+		size_t n = strcspn(list, ","), i;
+		int known = n == 3 && !strncmp(list, "all", 3);
+		for (i = 0; i < ARRAY_SIZE(trace_names) && !known; i++)
+			known = strlen(trace_names[i].name) == n && !strncmp(list, trace_names[i].name, n);
+		if (!known)
+			return 0;
+		list += n;
+		if (*list == ',')
+			list++;
+	}
+	return 1;
 }
 
 int astra_trace_on(enum astra_trace cat)

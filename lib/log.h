@@ -6,7 +6,10 @@
  * categories (ASTRA_CC_TRACE=cache,llm,...) add detail; they go to the log
  * file, or to stderr when no log file is set (setting a trace variable is
  * asking for output).  A log file that cannot be opened is ignored: logging
- * must never change what the build does.
+ * must never change what the build does.  The log file must be a regular
+ * file that its path reaches without a symbolic link at its end (O_NOFOLLOW,
+ * so a link planted in /tmp cannot make astra-cc append to another file);
+ * it is opened without blocking, and a FIFO or device there means no log.
  */
 #ifndef ASTRA_LOG_H
 #define ASTRA_LOG_H
@@ -39,6 +42,11 @@ enum astra_trace {
  */
 void astra_log_open(const char *path, const char *trace);
 void astra_log_close(void);
+/*
+ * Is list a valid trace setting: empty, or comma-separated category names
+ * (driver, cache, extract, verify, loop, llm, exec) or "all"?
+ */
+int astra_trace_valid(const char *list);
 /* Non-zero when messages of this trace category are wanted. */
 int astra_trace_on(enum astra_trace cat);
 

@@ -189,6 +189,23 @@ const struct astra_nvcc_opt *astra_nvccopt_find(const char *name)
 	return NULL;
 }
 
+int astra_nvcc_takes_input(const char *name)
+{
+	/* Tried one by one with nvcc 13.0 (-dryrun): the suffixes it does not refuse. */
+	static const char *const suffixes[] = {
+		"cu", "c", "cc", "cxx", "cpp", "i", "ii", "cup", "ptx", "cubin", "fatbin", "ltoir",
+		"o", "obj", "a", "lib", "res", "so", "s", "S",
+	};
+	const char *dot = strrchr(astra_basename(name), '.');
+	size_t i;
+	if (!dot)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(suffixes); i++)
+		if (!strcmp(dot + 1, suffixes[i]))
+			return 1;
+	return 0;
+}
+
 /* An option with an attached value: "-DFOO" -> -D, value "FOO". */
 static const struct astra_nvcc_opt *find_attached(const char *tok, const char **value)
 {
@@ -303,6 +320,14 @@ static void note_arch(struct astra_cmdline *cl, const struct astra_nvcc_opt *opt
 		}
 	}
 	add_arch_list(&cl->archs, value);
+}
+
+void astra_invocation_command(const struct astra_invocation *inv, char *const *argv, size_t argc,
+			      struct astra_vec *out)
+{
+	if (inv->launcher.nr)
+		astra_vec_pushv(out, inv->launcher.v, inv->launcher.nr);
+	astra_vec_pushv(out, argv, argc);
 }
 
 void astra_cmdline_release(struct astra_cmdline *cl)

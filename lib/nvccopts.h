@@ -55,6 +55,16 @@ struct astra_nvcc_opt {
 /* Look an option up by spelling (no value attached); NULL if unknown. */
 const struct astra_nvcc_opt *astra_nvccopt_find(const char *name);
 
+/*
+ * Would nvcc take a file of this name as an input?  nvcc decides by the
+ * suffix alone (.cu .c .cc .cxx .cpp .i .ii .cup .ptx .cubin .fatbin
+ * .ltoir .o .obj .a .lib .res .so .s .S, as nvcc 13.0 accepts them) and
+ * refuses any other name ("Don't know what to do with ...").  The driver
+ * uses this to tell an input from a launcher program (`astra-cc ccache
+ * nvcc ...`).
+ */
+int astra_nvcc_takes_input(const char *name);
+
 struct astra_cmdline {
 	/* As given, without argv[0]: what nvcc receives. */
 	struct astra_vec args;
@@ -87,7 +97,20 @@ struct astra_invocation {
 	char *nvcc;               /* the real nvcc */
 	struct astra_vec argv;    /* argv[0] = nvcc, then the user's arguments */
 	struct astra_cmdline cl;  /* the model of those arguments */
+	/*
+	 * Programs that run the compile, before nvcc (`astra-cc ccache nvcc
+	 * ...`: ccache), or empty.  Every nvcc command astra-cc runs for the
+	 * compile goes through them.
+	 */
+	struct astra_vec launcher;
 };
+
+/*
+ * The command that runs argv (whose argv[0] is the compiler) for inv:
+ * inv's launcher, then argv.  Appends to out.
+ */
+void astra_invocation_command(const struct astra_invocation *inv, char *const *argv, size_t argc,
+			      struct astra_vec *out);
 
 /*
  * Parse argv (argc entries; argv[0] is the compiler and is skipped).

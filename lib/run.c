@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,6 +52,18 @@ char *astra_self_path(void)
 {
 	char buf[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+char *astra_parent_path(void)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+	snprintf(link, sizeof(link), "/proc/%ld/exe", (long)getppid());
+	n = readlink(link, buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return NULL;
 	buf[n] = '\0';
@@ -147,9 +160,13 @@ int astra_run(char *const *argv, struct astra_run_opts *o)
 		if (o->cwd && chdir(o->cwd) < 0)
 			_exit(127);
 		child_env(o);
+		if (o->child_setup)
+			o->child_setup(o->child_data);
 		astra_exec(argv);
 		_exit(127);
 	}
+	if (o->pid_out)
+		*o->pid_out = pid;
 	if (o->out)
 		close(outp[1]);
 	if (o->err)
@@ -204,6 +221,8 @@ int astra_run(char *const *argv, struct astra_run_opts *o)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 reaped:
+	if (o->pid_out)
+		*o->pid_out = 0;
 	/* Anything the child left behind in its group goes too. */
 	if (!o->foreground)
 		kill(-pid, SIGKILL);

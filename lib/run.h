@@ -10,6 +10,8 @@
 #ifndef ASTRA_RUN_H
 #define ASTRA_RUN_H
 
+#include <sys/types.h>
+
 #include "lib/buf.h"
 
 struct astra_run_opts {
@@ -22,6 +24,14 @@ struct astra_run_opts {
 	size_t max_capture;       /* per stream; 0 = 64 MiB; the rest is drained, dropped */
 	double timeout;           /* seconds; 0 = none */
 	int foreground;           /* stay in our process group, so that ^C reaches the child too */
+	/*
+	 * Called in the child after fork (after cwd and the environment are
+	 * set), just before exec: the verifier's sandbox (verify/sandbox.h).
+	 * Only async-signal-safe calls there: no allocation, no stdio.
+	 */
+	void (*child_setup)(void *data);
+	void *child_data;
+	volatile pid_t *pid_out;  /* the child's pid while it runs (for a signal handler), else 0; or NULL */
 	/* Results. */
 	int timed_out;            /* the child was killed at the time limit */
 	int signal;               /* the signal that ended the child, or 0 */
@@ -46,6 +56,8 @@ char *astra_which(const char *name);
 
 /* Full path of this executable (from /proc/self/exe), malloc'd, or NULL. */
 char *astra_self_path(void);
+/* Full path of the parent process's executable (/proc/PPID/exe), malloc'd, or NULL. */
+char *astra_parent_path(void);
 
 /*
  * Environment variable with a default: NULL and "" both mean unset.

@@ -19,6 +19,7 @@
 #include "lib/log.h"
 #include "lib/run.h"
 #include "lib/toolmemo.h"
+#include "lib/trust.h"
 
 /* Read a regular file without following a symlink or blocking on a FIFO. */
 static int read_regular(const char *path, struct astra_buf *out)
@@ -41,16 +42,25 @@ static void remember(const char *dir, const char *path, const struct astra_buf *
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	const char *slash = strrchr(dir, '/');
+	mode_t old = astra_trust_umask_enter();
 	int fd;
+	/*
+	 * With the cache's umask: in a shared cache every user keeps memos
+	 * here (each under a name with its uid, read back only when it is its
+	 * own), so the directory is as shared as the cache.
+	 */
 	if (slash && slash != dir) {
 		char *parent = xstrndup(dir, (size_t)(slash - dir));
 		mkdir(parent, 0777);
 		free(parent);
 	}
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		astra_trust_umask_leave(old);
 		goto fail;
+	}
 	unlink(tmp);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	astra_trust_umask_leave(old);
 	if (fd < 0)
 		goto fail;
 	if (write(fd, data->buf, data->len) != (ssize_t)data->len) {
@@ -93,7 +103,7 @@ int astra_toolmemo_run(char *const *argv, enum astra_toolmemo_stream stream, con
 			astra_buf_addf(&id, "%c%s", 0, argv[i]);
 		if (extra_id)
 			astra_buf_addf(&id, "%c%s", 0, extra_id);
-		memo = xasprintf("%s/%016llx", memo_dir, astra_hash64(id.buf, id.len));
+		memo = xasprintf("%s/%016llx-%u", memo_dir, astra_hash64(id.buf, id.len), (unsigned)geteuid());
 		/* The memo starts with the identity it answers for. */
 		if (read_regular(memo, &got) == 0 && got.len > id.len + 1 && !memcmp(got.buf, id.buf, id.len) &&
 		    got.buf[id.len] == '\n') {

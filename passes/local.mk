@@ -4,6 +4,7 @@
 
 libastra_a_SOURCES += \
 	passes/capture.c passes/capture.h \
+	passes/ccache.c passes/ccache.h \
 	passes/pipeline.c passes/pipeline.h \
 	passes/rewrite.c passes/rewrite.h \
 	passes/substitute.c passes/substitute.h

@@ -18,6 +18,7 @@
 #include "lib/arch.h"
 #include "lib/buf.h"
 #include "lib/config.h"
+#include "lib/hash.h"
 #include "lib/log.h"
 #include "front/key.h"
 #include "cache/lock.h"
@@ -127,9 +128,10 @@ void astra_pipeline_set_optimizer(astra_pipeline_optimize_fn fn)
  * warmup, or optimize now).  Fills found[] with the variants to
  * substitute.  With debug_key, the hashed texts go to
  * <output>.astra-key.txt.  Returns the number of kernels with a variant, or
- * -1 when no key can be computed (logged).
+ * -1 when no key can be computed (logged).  dry: only look (no queueing, no
+ * optimization, no debug_key file; for astra_pipeline_describe).
  */
-static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, struct found *found)
+static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, struct found *found, int dry)
 {
 	struct astra_buf version = ASTRA_BUF_INIT, text = ASTRA_BUF_INIT;
 	struct astra_vec archs = ASTRA_VEC_INIT;
@@ -173,10 +175,10 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 				continue;
 			astra_entry_init(&e);
 			hit = astra_cache_lookup(cache, key.hex, cc, &e) == 1;
-			if (!hit && mode == ASTRA_MODE_OPTIMIZE && optimize_now)
+			if (!hit && !dry && mode == ASTRA_MODE_OPTIMIZE && optimize_now)
 				hit = optimize_now(cache, inv, tu, k, archs.v[a], key.hex, cc, version.buf, &e) == 1;
 			/* Not optimized here (mode=use, no GPU, another architecture): later. */
-			if (!hit)
+			if (!hit && !dry)
 				queue_for_warmup(cache, inv, k, key.hex, cc);
 			if (hit && e.verdict == ASTRA_VERDICT_FASTER && e.variant && f->nr_ccs < ARRAY_SIZE(f->ccs)) {
 				/*
@@ -197,7 +199,7 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 		}
 	}
 	astra_cache_close(cache);
-	if (debug && text.len) {
+	if (debug && text.len && !dry) {
 		char *out = object_path(&inv->cl);
 		astra_key_write_debug(out, text.buf);
 		free(out);
@@ -238,7 +240,7 @@ int astra_pipeline_compile(struct astra_invocation *inv)
 		goto out;
 	}
 	found = xcalloc(tu.nr_kernels, sizeof(*found));
-	n = look_up(inv, &tu, found);
+	n = look_up(inv, &tu, found, 0);
 	if (n < 0) {
 		astra_stats_inc(ASTRA_STAT_FALLBACK_INTERNAL);
 		goto out;
@@ -282,4 +284,60 @@ out:
 	astra_tu_release(&tu);
 	astra_search_path_release(&sp);
 	return ret;
+}
+
+int astra_pipeline_describe(struct astra_invocation *inv, struct astra_buf *out)
+{
+	struct astra_tu tu;
+	struct astra_search_path sp;
+	struct found *found = NULL;
+	struct astra_buf version = ASTRA_BUF_INIT;
+	size_t i, c;
+	int n = 0;
+
+	/*
+	 * Only what the object depends on: nvcc, and what is substituted.
+	 * Whatever the reason nothing is (disabled, mode=off, a miss, a file
+	 * astra-cc cannot parse), the object is plain nvcc's, and the text is
+	 * the same, so that ccache shares it.
+	 */
+	if (astra_key_nvcc_version(inv->nvcc, astra_config_str(ASTRA_CFG_DIR), &version) == 0)
+		astra_buf_addf(out, "nvcc %016llx\n", astra_hash64(version.buf, version.len));
+	astra_buf_release(&version);
+	memset(&tu, 0, sizeof(tu));
+	memset(&sp, 0, sizeof(sp));
+	if (astra_config_bool(ASTRA_CFG_DISABLE) || astra_config_mode() == ASTRA_MODE_OFF)
+		goto out;
+	astra_search_path_add_toolchain(&sp, &inv->cl, inv->nvcc, astra_config_str(ASTRA_CFG_DIR));
+	tu.search = &sp;
+	if (astra_extract_tu(&tu, inv->cl.inputs.v[0], &inv->cl) < 0 || !tu.nr_kernels)
+		goto out;
+	/* In strict mode a pragma mistake fails the compile (not an object to share). */
+	if (tu.diags.nr && astra_config_bool(ASTRA_CFG_STRICT))
+		astra_buf_addf(out, "strict: %zu pragma mistakes\n", tu.diags.nr);
+	found = xcalloc(tu.nr_kernels, sizeof(*found));
+	if (look_up(inv, &tu, found, 1) <= 0)
+		goto out;
+	for (i = 0; i < tu.nr_kernels; i++) {
+		if (!found[i].variant.text)
+			continue;
+		if (!n++)
+			astra_buf_addf(out, "astra-cc %s substitutes\n", PACKAGE_VERSION);
+		astra_buf_addf(out, "%s: variant %016llx for sm", found[i].kernel->name,
+			       astra_hash64(found[i].variant.text, strlen(found[i].variant.text)));
+		for (c = 0; c < found[i].nr_ccs; c++)
+			astra_buf_addf(out, "%s%d", c ? "," : "_", found[i].ccs[c]);
+		astra_buf_addch(out, '\n');
+	}
+out:
+	if (!n)
+		astra_buf_adds(out, "nothing substituted\n");
+	if (found) {
+		for (i = 0; i < tu.nr_kernels; i++)
+			astra_variant_release(&found[i].variant);
+		free(found);
+	}
+	astra_tu_release(&tu);
+	astra_search_path_release(&sp);
+	return 0;
 }

@@ -10,6 +10,7 @@
 #include "lib/nvccopts.h"
 #include "front/includes.h"
 
+struct astra_buf;
 struct astra_cache;
 struct astra_entry;
 struct astra_kernel;
@@ -35,6 +36,16 @@ void astra_pipeline_set_optimizer(astra_pipeline_optimize_fn fn);
  * failure of astra-cc's own work: the reason has been logged and counted).
  */
 int astra_pipeline_compile(struct astra_invocation *inv);
+
+/*
+ * What compiling inv now would do, as text that changes whenever the
+ * object would: the settings that matter, nvcc's identity, and for each
+ * kernel the variant substituted and the architectures it is used on
+ * (passes/ccache.c hands this to ccache).  Looks only: nothing is queued,
+ * optimized or written.  inv->cl must model a single-.cu compile.  Appends
+ * to out; returns 0.
+ */
+int astra_pipeline_describe(struct astra_invocation *inv, struct astra_buf *out);
 
 /*
  * Cheap test, used before any parsing: does path, or a project header it

@@ -18,16 +18,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/arch.h"
+#include "lib/hash.h"
 #include "lib/buf.h"
+#include "lib/config.h"
 #include "lib/locate.h"
 #include "lib/log.h"
+#include "lib/config.h"
 #include "lib/run.h"
+#include "lib/workspace.h"
 #include "front/key.h"
 #include "cache/stats.h"
+#include "cache/storage.h"
 #include "passes/substitute.h"
 
 /* ------------------------------------------------------------- path maps */
@@ -97,6 +104,7 @@ int astra_subst_fix_deps(const char *text, size_t len, const struct astra_pathma
 {
 	struct astra_vec deps = ASTRA_VEC_INIT, phony = ASTRA_VEC_INIT, seen = ASTRA_VEC_INIT;
 	struct astra_buf target = ASTRA_BUF_INIT;
+	const char *sep = " : ";
 	size_t p = 0, i;
 	int ret = -1;
 
@@ -114,15 +122,17 @@ int astra_subst_fix_deps(const char *text, size_t len, const struct astra_pathma
 		if (!deps.nr && !target.len) {
 			const char *colon = NULL;
 			size_t k;
-			for (k = b; k + 3 <= e; k++)
-				if (!memcmp(text + k, " : ", 3)) {
+			/* nvcc writes "T : D"; ccache, restoring a file from its cache, "T: D". */
+			for (k = b; k + 2 <= e; k++)
+				if (!memcmp(text + k, ": ", 2)) {
 					colon = text + k;
 					break;
 				}
-			if (!colon)
+			if (!colon || colon == text + b)
 				goto out;
-			astra_buf_add(&target, text + b, (size_t)(colon - (text + b)));
-			b = (size_t)(colon - text) + 3;
+			sep = colon > text + b + 1 && colon[-1] == ' ' ? " : " : ": ";
+			astra_buf_add(&target, text + b, (size_t)(colon - (text + b)) - (strlen(sep) - 2));
+			b = (size_t)(colon - text) + 2;
 		} else {
 			if (e - b < 4 || memcmp(text + b, "    ", 4))
 				goto out;
@@ -169,7 +179,7 @@ int astra_subst_fix_deps(const char *text, size_t len, const struct astra_pathma
 			astra_vec_push(&seen, name);
 		free(m);
 	}
-	astra_buf_addf(out, "%s : %s", target.buf, seen.v[0]);
+	astra_buf_addf(out, "%s%s%s", target.buf, sep, seen.v[0]);
 	for (i = 1; i < seen.nr; i++)
 		astra_buf_addf(out, " \\\n    %s", seen.v[i]);
 	astra_buf_addch(out, '\n');
@@ -221,7 +231,7 @@ char *astra_subst_default_depfile(const struct astra_cmdline *cl)
 
 static int write_file(const char *path, const char *data, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	size_t done = 0;
 	if (fd < 0)
 		return error("cannot create %s: %s", path, strerror(errno));
@@ -245,7 +255,17 @@ static int write_file(const char *path, const char *data, size_t len)
 static int write_file_atomic(const char *path, const char *data, size_t len)
 {
 	char *tmp = xasprintf("%s.astra-tmp.%ld", path, (long)getpid());
-	int ret = write_file(tmp, data, len);
+	int ret, fd;
+	/* A fresh file, never through a link planted under the temporary name. */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = error("cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		return ret;
+	}
+	close(fd);
+	ret = write_file(tmp, data, len);
 	if (!ret && rename(tmp, path) < 0)
 		ret = error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
 	if (ret)
@@ -271,11 +291,27 @@ static void save_copy(const char *dir, const char *name, const struct astra_buf 
 	free(p);
 }
 
-/* Everything one substituted compile creates, to remove it afterwards. */
+/*
+ * Everything one substituted compile creates, to remove it afterwards.
+ *
+ * The directory is named after the command, not drawn at random: nvcc
+ * writes the name of the file it compiles into the object (the
+ * fatbinary's module identifier, line tables with -lineinfo and -G), so a
+ * random name would make two identical builds give different objects, and
+ * a compiler launcher (ccache) would never find the second one in its
+ * cache.  It is $TMPDIR/astra-cc-UID/DIGEST, DIGEST naming the working
+ * directory and the command line; a lock beside it (DIGEST.lock) keeps two
+ * identical commands running at once apart (the second one takes a
+ * directory of its own, drawn at random).  The private parent (mode 0700,
+ * owned by this user, not a symbolic link) keeps other users out; if it
+ * cannot be had, a random directory is used instead.
+ */
 struct workspace {
 	char *dir;                 /* the private temporary directory */
 	struct astra_vec files;    /* created files */
 	struct astra_vec dirs;     /* created directories, dir first */
+	char *lock_path;           /* DIGEST.lock, held while the directory is in use; NULL: random dir */
+	int lock_fd;
 };
 
 static int ws_mkdir(struct workspace *ws, const char *path)
@@ -286,20 +322,157 @@ static int ws_mkdir(struct workspace *ws, const char *path)
 	return 0;
 }
 
-static int ws_open(struct workspace *ws)
+/* $TMPDIR/astra-cc-UID, created private, or NULL when it is not ours alone. */
+static char *private_parent(const char *tmp)
 {
-	const char *tmp = astra_getenv("TMPDIR");
-	char *tmpl = xasprintf("%s/astra-cc.XXXXXX", tmp ? tmp : "/tmp");
-	memset(ws, 0, sizeof(*ws));
-	astra_vec_init(&ws->files);
-	astra_vec_init(&ws->dirs);
-	if (!mkdtemp(tmpl)) {
-		error("cannot create a temporary directory %s: %s", tmpl, strerror(errno));
-		free(tmpl);
+	char *p = xasprintf("%s/astra-cc-%ld", tmp, (long)getuid());
+	struct stat st;
+	if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+		astra_trace(ASTRA_TRACE_DRIVER, "cannot create %s: %s", p, strerror(errno));
+		free(p);
+		return NULL;
+	}
+	if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)) {
+		warning("%s is not a private directory of this user; using a random temporary directory", p);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Remove what a killed compile left in dir (its layout: files, and directories of files). */
+static void remove_leftovers(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char *p;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		p = xasprintf("%s/%s", dir, de->d_name);
+		if (unlink(p) < 0 && (errno == EISDIR || errno == EPERM)) {
+			remove_leftovers(p);
+			rmdir(p);
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+/*
+ * Take DIGEST.lock without waiting.  Returns 1 (held: *fd), 0 (another
+ * process holds it) or -1.  The holder removes the file on release; the
+ * race that opens (a locker holding a removed file) is closed here: after
+ * flock succeeds, the path must still name the file locked.
+ */
+static int take_lock(const char *path, int *fd)
+{
+	int tries;
+	for (tries = 0; tries < 8; tries++) {
+		struct stat a, b;
+		int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (f < 0)
+			return -1;
+		if (flock(f, LOCK_EX | LOCK_NB) < 0) {
+			close(f);
+			return errno == EWOULDBLOCK ? 0 : -1;
+		}
+		if (fstat(f, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+			*fd = f;
+			return 1;
+		}
+		close(f);
+	}
+	return -1;
+}
+
+/* The directory named after the command (see struct workspace), or -1. */
+static int ws_open_named(struct workspace *ws, const char *tmp, const char *cwd, const struct astra_vec *cmd)
+{
+	struct astra_buf id = ASTRA_BUF_INIT;
+	struct astra_digest d;
+	char *parent = private_parent(tmp), *dir;
+	size_t i;
+	int r;
+
+	if (!parent)
+		return -1;
+	astra_buf_adds(&id, cwd);
+	for (i = 0; i < cmd->nr; i++) {
+		astra_buf_addch(&id, '\0');
+		astra_buf_adds(&id, cmd->v[i]);
+	}
+	astra_hash128(id.buf, id.len, &d);
+	astra_buf_release(&id);
+	dir = xasprintf("%s/%.16s", parent, d.hex);
+	ws->lock_path = xasprintf("%s.lock", dir);
+	free(parent);
+	r = take_lock(ws->lock_path, &ws->lock_fd);
+	if (r <= 0) {
+		if (r == 0)
+			astra_trace(ASTRA_TRACE_DRIVER, "%s is in use by the same command; using a random directory", dir);
+		free(ws->lock_path);
+		ws->lock_path = NULL;
+		free(dir);
 		return -1;
 	}
-	ws->dir = tmpl;
-	astra_vec_push(&ws->dirs, tmpl);
+	/* A compile that was killed may have left it behind. */
+	remove_leftovers(dir);
+	rmdir(dir);
+	if (mkdir(dir, 0700) < 0) {
+		astra_trace(ASTRA_TRACE_DRIVER, "cannot create %s: %s", dir, strerror(errno));
+		unlink(ws->lock_path);
+		close(ws->lock_fd);
+		free(ws->lock_path);
+		ws->lock_path = NULL;
+		free(dir);
+		return -1;
+	}
+	ws->dir = dir;
+	astra_vec_push(&ws->dirs, dir);
+	return 0;
+}
+
+/*
+ * Sweep the workspaces of substituted compiles that were killed (kill -9
+ * leaves them; astra_workspace_sweep), at most once an hour: a stamp in
+ * the cache directory says when it last happened, so that a build does not
+ * read TMPDIR on every compile (24 ms for 20,000 entries here).
+ */
+static void sweep_stale_workspaces(void)
+{
+	const char *dir = astra_config_str(ASTRA_CFG_DIR);
+	struct astra_storage *s;
+	struct astra_storage_stat st;
+	if (!dir || !*dir)
+		return;
+	s = astra_storage_file_open(dir);
+	memset(&st, 0, sizeof(st));
+	if (astra_storage_file_present(s) &&
+	    (s->ops->head(s, ASTRA_SUBST_SWEEP_STAMP, &st) == 0 ||
+	     st.mtime / 1000000000LL < astra_time() - 3600) &&
+	    s->ops->put(s, ASTRA_SUBST_SWEEP_STAMP, "", 0) == 0)
+		astra_workspace_sweep(ASTRA_SUBST_WORKSPACE, ASTRA_WORKSPACE_STALE);
+	s->ops->close(s);
+}
+
+/* cmd: the command line that names this workspace (see struct workspace). */
+static int ws_open(struct workspace *ws, const char *cwd, const struct astra_vec *cmd)
+{
+	memset(ws, 0, sizeof(*ws));
+	ws->lock_fd = -1;
+	astra_vec_init(&ws->files);
+	astra_vec_init(&ws->dirs);
+	sweep_stale_workspaces();
+	if (ws_open_named(ws, astra_workspace_tmpdir(), cwd, cmd) == 0)
+		return 0;
+	/* A name nvcc's shell passes through unchanged (workspace.h). */
+	ws->dir = astra_workspace_make(ASTRA_SUBST_WORKSPACE);
+	if (!ws->dir)
+		return -1;
+	astra_vec_push(&ws->dirs, ws->dir);
 	return 0;
 }
 
@@ -316,6 +489,12 @@ static void ws_close(struct workspace *ws)
 		unlink(ws->files.v[i]);
 	for (i = ws->dirs.nr; i-- > 0;)
 		rmdir(ws->dirs.v[i]);
+	if (ws->lock_path) {
+		unlink(ws->lock_path);
+		close(ws->lock_fd);
+		free(ws->lock_path);
+		ws->lock_path = NULL;
+	}
 	astra_vec_clear(&ws->files);
 	astra_vec_clear(&ws->dirs);
 	free(ws->dir);
@@ -323,49 +502,75 @@ static void ws_close(struct workspace *ws)
 }
 
 /*
- * While nvcc runs (in our process group, so that ^C stops it too), a fatal
- * signal removes the workspace before astra-cc dies of it.  The vectors do
- * not change while the handlers are installed.
+ * Signals while nvcc compiles the rewritten TU.  nvcc runs in our process
+ * group, so ^C (or a build tool stopping its job) reaches it and its tools
+ * too; nvcc then stops and exits with a status of its own (2 for SIGINT:
+ * "'cicc' died due to signal 2").  astra-cc must stop as nvcc does: the
+ * interrupted compile is not a failure of the rewritten TU, and compiling
+ * the original instead would turn ^C into a successful build.  So while
+ * nvcc runs, a fatal signal is only noted (and passed on to nvcc, in case
+ * it was sent to astra-cc alone); when nvcc has ended, the workspace is
+ * removed and astra-cc ends with nvcc's status.  The handlers are set even
+ * when a signal was ignored on entry (a background job of a script): nvcc
+ * does the same for its tools, and stops on ^C in that case too.  nvcc
+ * itself starts with the dispositions astra-cc was given.
  */
-static struct workspace *volatile live_ws;
 static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static struct sigaction saved_actions[ARRAY_SIZE(fatal_signals)];
+static volatile sig_atomic_t got_signal;
+static volatile pid_t compile_pid;
 
 static void on_fatal_signal(int sig)
 {
-	struct workspace *ws = live_ws;
-	size_t i;
-	if (ws) {
-		for (i = 0; i < ws->files.nr; i++)
-			unlink(ws->files.v[i]);
-		for (i = ws->dirs.nr; i-- > 0;)
-			rmdir(ws->dirs.v[i]);
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
+	pid_t pid = compile_pid;
+	got_signal = sig;
+	if (pid > 0)
+		kill(pid, sig);
 }
 
-static void guard_workspace(struct workspace *ws)
+/* In nvcc's process, before exec: the dispositions astra-cc started with. */
+static void restore_signals_in_child(void *data)
+{
+	size_t i;
+	(void)data;
+	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		if (saved_actions[i].sa_handler == SIG_IGN)
+			signal(fatal_signals[i], SIG_IGN);
+		else
+			signal(fatal_signals[i], SIG_DFL);
+}
+
+static void catch_signals(void)
 {
 	struct sigaction sa;
 	size_t i;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_fatal_signal;
 	sigemptyset(&sa.sa_mask);
-	live_ws = ws;
-	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++) {
-		sigaction(fatal_signals[i], NULL, &saved_actions[i]);
-		if (saved_actions[i].sa_handler != SIG_IGN)
-			sigaction(fatal_signals[i], &sa, NULL);
-	}
+	got_signal = 0;
+	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		sigaction(fatal_signals[i], &sa, &saved_actions[i]);
 }
 
-static void unguard_workspace(void)
+static void release_signals(void)
 {
 	size_t i;
 	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
 		sigaction(fatal_signals[i], &saved_actions[i], NULL);
-	live_ws = NULL;
+}
+
+/* Did the compile end because of a signal (to astra-cc, or to nvcc itself)? */
+static int interrupted(const struct astra_run_opts *ro)
+{
+	size_t i;
+	if (got_signal)
+		return 1;
+	if (ro->signal == SIGKILL)
+		return 1;
+	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		if (ro->signal == fatal_signals[i])
+			return 1;
+	return 0;
 }
 
 /* ------------------------------------------------------ include pinning */
@@ -643,17 +848,31 @@ static int build_argv(struct job *j, const char *main_copy, const char *deps_tmp
 		error("cannot resolve %s: %s", input, strerror(errno));
 		goto out;
 	}
-	astra_vec_pushv(argv, j->inv->argv.v, j->inv->argv.nr);
-	astra_vec_set(argv, (size_t)cl->input_argi + 1, main_copy);
+	/* The launcher (ccache) runs this compile too: it caches the rewritten TU. */
+	astra_invocation_command(j->inv, j->inv->argv.v, j->inv->argv.nr, argv);
+	astra_vec_set(argv, j->inv->launcher.nr + (size_t)cl->input_argi + 1, main_copy);
+	/*
+	 * cudafe++ records the source's absolute path; when the current
+	 * directory's name is one a shell would change, the same file is
+	 * named through the workspace's link to it instead.
+	 */
+	if (!astra_workspace_shell_safe(abs) && input[0] != '/') {
+		free(abs);
+		abs = xasprintf("%s%s", j->pin, input);
+	}
 	xc = xasprintf("-ffile-prefix-map=%s=,-ffile-prefix-map=%s=%s", j->pin, src_dir, dir);
 	xf = xasprintf("--orig_src_file_name=%s,--orig_src_path_name=%s", input, abs);
 	/*
 	 * nvcc splits -Xcompiler and -Xcudafe values at commas and hands them
-	 * to the host compiler unquoted: no commas, no blanks.
+	 * to the host compiler's shell unquoted: no commas, no blanks, and
+	 * nothing a shell would expand (`$`, a backtick, quotes, globs).
 	 */
 	if (!passable(j->pin) || strchr(j->pin, '=') || !passable(src_dir) || strchr(src_dir, '=') ||
-	    !passable(input) || !passable(abs)) {
-		error("%s: a path with a blank, ',' or '=' cannot be passed through -Xcompiler", input);
+	    !passable(input) || !passable(abs) || !astra_workspace_shell_safe(dir) ||
+	    !astra_workspace_shell_safe(input) || !astra_workspace_shell_safe(abs) ||
+	    !astra_workspace_shell_safe(j->pin)) {
+		error("%s: a path with a blank, ',', '=' or a character a shell would change cannot be passed "
+		      "through -Xcompiler", input);
 		free(xc);
 		free(xf);
 		goto out;
@@ -855,8 +1074,6 @@ static struct astra_subst *mark_direct(const struct astra_invocation *inv, const
 int astra_subst_compile(struct astra_invocation *inv, const struct astra_tu *tu,
 			const struct astra_subst *subs, size_t nr, const struct astra_subst_opts *opts)
 {
-	static char guard[] = ASTRA_GUARD_ENV "=1";
-	char *env_add[] = { guard, NULL };
 	struct job j;
 	struct astra_vec argv = ASTRA_VEC_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT, err = ASTRA_BUF_INIT;
@@ -881,15 +1098,35 @@ int astra_subst_compile(struct astra_invocation *inv, const struct astra_tu *tu,
 		error("cannot get the current directory: %s", strerror(errno));
 		goto out;
 	}
-	j.pin = xasprintf("%s%s./", j.cwd, astra_ends_with(j.cwd, "/") ? "" : "/");
-	if (!pinnable(j.pin)) {
-		error("the current directory's name cannot be written in an #include");
-		goto out;
+	{
+		/* The workspace is named after the command (struct workspace). */
+		struct astra_vec id = ASTRA_VEC_INIT;
+		int r;
+		astra_invocation_command(inv, inv->argv.v, inv->argv.nr, &id);
+		r = ws_open(&j.ws, j.cwd, &id);
+		astra_vec_clear(&id);
+		if (r < 0)
+			goto out;
+	}
+	/*
+	 * Includes found next to the sources are pinned through a link to
+	 * the current directory inside the workspace, "<ws>/cwd/./": that
+	 * name reaches nvcc's shell (-ffile-prefix-map), and the directory's
+	 * own name may hold `$` or a backtick, which the shell would expand.
+	 */
+	{
+		char *link = xasprintf("%s/cwd", j.ws.dir);
+		if (symlink(j.cwd, link) < 0) {
+			error("cannot link %s to %s: %s", link, j.cwd, strerror(errno));
+			free(link);
+			goto out;
+		}
+		astra_vec_push(&j.ws.files, link);
+		j.pin = xasprintf("%s/./", link);
+		free(link);
 	}
 	astra_pathmap_add(&j.map, j.pin, "");
 	collect_idirs(&j);
-	if (ws_open(&j.ws) < 0)
-		goto out;
 	if (prepare(&j, opts, &main_copy) < 0)
 		goto out;
 	if (inv->cl.deps) {
@@ -902,7 +1139,6 @@ int astra_subst_compile(struct astra_invocation *inv, const struct astra_tu *tu,
 	memset(&ro, 0, sizeof(ro));
 	ro.out = &out;
 	ro.err = &err;
-	ro.env_add = env_add;
 	if (astra_trace_on(ASTRA_TRACE_EXEC)) {
 		struct astra_buf cmd = ASTRA_BUF_INIT;
 		size_t i;
@@ -915,9 +1151,30 @@ int astra_subst_compile(struct astra_invocation *inv, const struct astra_tu *tu,
 		astra_buf_release(&cmd);
 	}
 	ro.foreground = 1;
-	guard_workspace(&j.ws);
+	ro.child_setup = restore_signals_in_child;
+	ro.pid_out = &compile_pid;
+	astra_guard_prepare(inv->nvcc); /* as the passthrough: the compiler decides */
+	catch_signals();
 	status = astra_run(argv.v, &ro);
-	unguard_workspace();
+	release_signals();
+	if (status != 0 && interrupted(&ro)) {
+		/* Stop as nvcc stops (see catch_signals): its status, its messages, no fallback. */
+		int sig = got_signal ? (int)got_signal : ro.signal;
+		internal = 0;
+		astra_log(ASTRA_LOG_WARNING, "%s: the compile was interrupted (signal %d); nvcc's status %d", tu->path,
+			  sig, status);
+		replay(&out, stdout, &j.map);
+		replay(&err, stderr, &j.map);
+		job_release(&j);
+		if (ro.signal) {
+			/* nvcc itself was killed: so is astra-cc, by the same signal. */
+			astra_stats_flush(astra_config_str(ASTRA_CFG_DIR));
+			signal(ro.signal, SIG_DFL);
+			raise(ro.signal);
+		}
+		ret = status < 0 ? 128 + sig : status;
+		goto out_released;
+	}
 	if (status != 0) {
 		internal = 0;
 		astra_log(ASTRA_LOG_WARNING, "%s: the rewritten translation unit did not compile (status %d); "
@@ -936,12 +1193,13 @@ int astra_subst_compile(struct astra_invocation *inv, const struct astra_tu *tu,
 out:
 	if (ret < 0 && internal)
 		astra_stats_inc(ASTRA_STAT_FALLBACK_INTERNAL);
+	job_release(&j);
+out_released:
 	free(main_copy);
 	free(deps_tmp);
 	astra_vec_clear(&argv);
 	astra_buf_release(&out);
 	astra_buf_release(&err);
-	job_release(&j);
 	free(mine);
 	return ret;
 }

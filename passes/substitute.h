@@ -4,8 +4,9 @@
  * invariants 1, 3 and 5).
  *
  * The rewritten sources (rewrite.h) are written to a private temporary
- * directory (mkdtemp under $TMPDIR) and nvcc runs on them instead of the
- * original: the user's command line with only the input argument replaced,
+ * directory named after the command ($TMPDIR/astra-cc-UID/DIGEST, so that
+ * identical builds give identical objects; see substitute.c) and nvcc runs
+ * on them instead of the original: the user's command line with only the input argument replaced,
  * plus a few options at the end.  What the user can observe is made to name
  * the original file exactly as plain nvcc would:
  *
@@ -34,8 +35,12 @@
  * What remains different (doc/substitution.md): device debug info and
  * -lineinfo name a pinned header `$PWD/./h.cuh` rather than `$PWD/h.cuh`
  * (the same file); in -G/-lineinfo builds the fatbinary's module
- * identifier names the temporary file; stdout and stderr are no longer
- * interleaved; -res-usage reports the generated launcher's variant too.
+ * identifier names the rewritten file (at a path fixed per command);
+ * stdout and stderr are no longer interleaved; -res-usage reports the
+ * generated launcher's variant too.
+ *
+ * A signal during the compile (^C) stops it as it stops nvcc: astra-cc
+ * ends with nvcc's status and does not compile the original instead.
  *
  * Kernels defined in a project header: the header is rewritten into its own
  * temporary directory (with `#line 1 "inc/h.cuh"` and its own quoted
@@ -68,8 +73,11 @@ struct astra_subst_opts {
  * Compile inv with the substitutions subs[0..nr) applied to tu (the parsed
  * main file of inv).  Returns nvcc's exit status (0) when the rewritten
  * compile succeeded; its output has then been replayed and its dependency
- * file written.  Returns -1 when the caller must run the unmodified command
- * instead; nothing has been printed.  Counts ASTRA_STAT_SUBSTITUTIONS (nr)
+ * file written.  Returns nvcc's (non-zero) status when a signal stopped
+ * the compile; its output has been replayed and the caller must end with
+ * that status (when nvcc itself was killed, astra-cc is killed by the same
+ * signal and this does not return).  Returns -1 when the caller must run
+ * the unmodified command instead; nothing has been printed.  Counts ASTRA_STAT_SUBSTITUTIONS (nr)
  * on success, ASTRA_STAT_FALLBACK_REWRITE when nvcc rejected the rewritten
  * TU, ASTRA_STAT_FALLBACK_INTERNAL for any other failure (logged).
  * opts may be NULL.
@@ -110,5 +118,14 @@ void astra_subst_map_text(const char *text, size_t len, const struct astra_pathm
  * (-odir).  Caller frees.
  */
 char *astra_subst_default_depfile(const struct astra_cmdline *cl);
+
+/*
+ * The workspace of a substituted compile: TMPDIR/astra-cc.XXXXXX (see
+ * lib/workspace.h), removed afterwards; those of killed compiles are swept
+ * once they are a day old, at most once an hour (the stamp is a file of
+ * the cache directory's) and by astra-cc --cleanup.
+ */
+#define ASTRA_SUBST_WORKSPACE "astra-cc."
+#define ASTRA_SUBST_SWEEP_STAMP "workspaces-swept"
 
 #endif

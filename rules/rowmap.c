@@ -798,6 +798,7 @@ int astra_rowmap_apply(struct astra_rk *rk, int warp, struct astra_buf *why)
 	char *rows = NULL, *rowsp = NULL;
 
 	memset(&m, 0, sizeof(m));
+	astra_buf_init(&m.loop_why, 0); /* memset leaves buf NULL: printed as "(null)" */
 	m.rk = rk;
 	m.warp = warp;
 	m.why = why;

@@ -6,10 +6,12 @@ check_PROGRAMS += \
 	testsuite/unit/test-buf \
 	testsuite/unit/test-nvccopts \
 	testsuite/unit/test-config \
+	testsuite/unit/test-trust \
 	testsuite/unit/test-pragma \
 	testsuite/unit/test-includes \
 	testsuite/unit/test-key \
 	testsuite/unit/test-candidate \
+	testsuite/unit/test-gate \
 	testsuite/unit/test-manifest \
 	testsuite/unit/test-store \
 	testsuite/helpers/cache-tool \
@@ -40,6 +42,8 @@ testsuite_unit_test_nvccopts_SOURCES = testsuite/unit/test-nvccopts.c testsuite/
 testsuite_unit_test_nvccopts_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_config_SOURCES = testsuite/unit/test-config.c testsuite/unit/unit.h
 testsuite_unit_test_config_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_trust_SOURCES = testsuite/unit/test-trust.c testsuite/unit/unit.h
+testsuite_unit_test_trust_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_pragma_SOURCES = testsuite/unit/test-pragma.c testsuite/unit/unit.h
 testsuite_unit_test_pragma_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_includes_SOURCES = testsuite/unit/test-includes.c testsuite/unit/unit.h
@@ -48,6 +52,8 @@ testsuite_unit_test_key_SOURCES = testsuite/unit/test-key.c testsuite/unit/unit.
 testsuite_unit_test_key_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_candidate_SOURCES = testsuite/unit/test-candidate.c testsuite/unit/unit.h
 testsuite_unit_test_candidate_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_gate_SOURCES = testsuite/unit/test-gate.c testsuite/unit/unit.h
+testsuite_unit_test_gate_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_manifest_SOURCES = testsuite/unit/test-manifest.c testsuite/unit/unit.h
 testsuite_unit_test_manifest_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_store_SOURCES = testsuite/unit/test-store.c testsuite/unit/unit.h

@@ -46,7 +46,14 @@ int astra_cache_device_get(struct astra_cache *c, const char *device, int cc,
 	if (!device || !*device)
 		return 0;
 	name = device_name(device, cc);
-	ret = s->ops->get(s, name, &b, NULL);
+	{
+		/* Ceilings decide what counts as a measurement error: only trusted ones are used. */
+		struct astra_storage_stat st;
+		memset(&st, 0, sizeof(st));
+		ret = s->ops->get(s, name, &b, &st);
+		if (ret > 0 && !astra_cache_trusted(s, name, &st))
+			ret = 0;
+	}
 	if (ret <= 0)
 		goto out;
 	ret = 0;

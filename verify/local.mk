@@ -7,6 +7,7 @@ libastra_a_SOURCES += \
 	verify/gpu.c verify/gpu.h \
 	verify/harness.c verify/harness.h \
 	verify/profile.c verify/profile.h \
+	verify/sandbox.c verify/sandbox.h \
 	verify/screen.c verify/screen.h \
 	verify/verify.c verify/verify.h
 

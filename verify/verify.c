@@ -30,13 +30,16 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/run.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 #include "lib/vec.h"
+#include "lib/workspace.h"
 #include "verify/device.h"
 #include "verify/gpu.h"
 #include "cache/store.h"
 #include "front/extract.h"
 #include "verify/harness.h"
+#include "verify/sandbox.h"
 #include "verify/screen.h"
 
 enum phase { PH_CHECK = 1, PH_TIMING = 2, PH_POST = 4, PH_MISALIGNED = 8 };
@@ -61,6 +64,7 @@ struct vctx {
 	size_t n;
 	char *dir;                /* work directory */
 	int made_dir;
+	int sandbox_noted;            /* said in the notes whether test programs ran sandboxed */
 	const char *src_path;
 	struct astra_buf src;     /* the text of the file that defines the kernel */
 	int gpu_cc;               /* 0: no GPU seen */
@@ -116,37 +120,20 @@ static void reject(struct vctx *c, size_t i, const char *check, const char *fmt,
 
 static int make_workdir(struct vctx *c)
 {
-	const char *tmp = astra_getenv("TMPDIR");
-	char *tmpl = xasprintf("%s/astra-verify-XXXXXX", tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmpl)) {
-		int rc = error("cannot create a work directory %s: %s", tmpl, strerror(errno));
-		free(tmpl);
-		return rc;
-	}
-	c->dir = tmpl;
+	/* Verifications killed with SIGKILL left theirs: a day later they go. */
+	astra_workspace_sweep(ASTRA_VERIFY_WORKSPACE, ASTRA_WORKSPACE_STALE);
+	c->dir = astra_workspace_make(ASTRA_VERIFY_WORKSPACE);
+	if (!c->dir)
+		return -1;
 	c->made_dir = 1;
 	return 0;
 }
 
 static void remove_workdir(struct vctx *c)
 {
-	DIR *d;
-	struct dirent *e;
 	if (!c->dir || !c->made_dir)
 		return;
-	d = opendir(c->dir);
-	if (d) {
-		while ((e = readdir(d)) != NULL) {
-			char *p;
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			p = xasprintf("%s/%s", c->dir, e->d_name);
-			unlink(p);
-			free(p);
-		}
-		closedir(d);
-	}
-	rmdir(c->dir);
+	astra_workspace_remove(c->dir);
 }
 
 /* ------------------------------------------------------------- the GPU */
@@ -983,55 +970,103 @@ static const char *cache_dir(const struct vctx *c)
 	return c->o->cache_dir ? c->o->cache_dir : astra_config_str(ASTRA_CFG_DIR);
 }
 
-static int gpu_lock(const struct vctx *c)
+/*
+ * Take the GPU lock: ASTRA_CC_GPU_LOCK's file, opened without following a
+ * symbolic link at its end and without blocking on a FIFO (only a regular
+ * file is locked), or the cache tier's local lock "gpu.lock" (created with
+ * the cache's umask, like every lock there).  lk->fd < 0: no lock.
+ */
+static void gpu_lock(const struct vctx *c, struct astra_file_lock *lk)
 {
 	const char *path = astra_getenv("ASTRA_CC_GPU_LOCK");
-	char *def = NULL;
-	int fd;
-	if (!path || !*path) {
+	lk->fd = lk->dir = -1;
+	lk->name = NULL;
+	if (path) {
+		mode_t old = astra_trust_umask_enter();
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+		struct stat st;
+		astra_trust_umask_leave(old);
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd < 0)
+			return;
+		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+		lk->fd = fd;
+	} else {
 		const char *dir = cache_dir(c);
+		struct astra_storage *s;
 		if (!dir || !*dir)
-			return -1;
-		(void)mkdir(dir, 0777);  /* a fresh cache: the first runs must take turns too */
-		path = def = xasprintf("%s/gpu.lock", dir);
+			return;
+		s = astra_storage_file_open(dir);
+		/* A fresh cache: the first runs must take turns too. */
+		if (astra_storage_file_create(s) < 0 || astra_storage_file_lock(s, "gpu.lock", -1, lk) != 1)
+			lk->fd = -1;
+		s->ops->close(s);
 	}
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	free(def);
-	if (fd < 0)
-		return -1;
-	while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
-		;
-	return fd;
 }
 
-static void gpu_unlock(int fd)
+static void gpu_unlock(struct astra_file_lock *lk)
 {
-	if (fd >= 0)
-		close(fd);
+	if (lk->dir >= 0) {
+		astra_storage_file_unlock(lk, 0);
+	} else if (lk->fd >= 0) {
+		close(lk->fd);
+		lk->fd = -1;
+	}
 }
 
 static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf *out, struct astra_buf *err,
 		       int *timed_out)
 {
 	struct astra_run_opts ro = { 0 };
+	struct astra_sandbox sb;
+	char *env_add[2] = { NULL, NULL };
 	double t0;
-	int rc, lock;
+	struct astra_file_lock lock;
+	int rc, sandboxed = 0;
 	astra_buf_reset(out);
 	astra_buf_reset(err);
 	ro.out = out;
 	ro.err = err;
 	ro.timeout = c->o->timeout > 0 ? c->o->timeout : 600;
+	/* Candidate code runs here: in the sandbox (verify/sandbox.h) unless the setting says no. */
+	memset(&sb, 0, sizeof(sb));
+	if (astra_config_bool(ASTRA_CFG_SANDBOX)) {
+		char *dir = xasprintf("%s/run", c->dir);
+		sandboxed = astra_sandbox_prepare(&sb, dir, ro.timeout) == 0;
+		free(dir);
+	}
+	if (sandboxed) {
+		ro.cwd = sb.dir;
+		env_add[0] = sb.tmpdir_env;
+		ro.env_add = env_add;
+		ro.child_setup = astra_sandbox_enter;
+		ro.child_data = &sb;
+	}
+	if (!c->sandbox_noted) {
+		const char *why = NULL;
+		c->sandbox_noted = 1;
+		if (!sandboxed)
+			note(c, "sandbox: off (setting `sandbox`, or no private directory): test programs ran without limits");
+		else if (!astra_sandbox_netns_available(&why))
+			note(c, "sandbox: limits and a private directory; not isolated from the network (%s)", why);
+	}
 	t0 = astra_now();
-	lock = gpu_lock(c);
+	gpu_lock(c, &lock);
 	c->res->gpu_wait_seconds += astra_now() - t0;
 	t0 = astra_now();
 	rc = astra_run(argv->v, &ro);
-	gpu_unlock(lock);
+	gpu_unlock(&lock);
 	c->res->run_seconds += astra_now() - t0;
 	c->res->program_runs++;
 	*timed_out = ro.timed_out;
 	astra_trace(ASTRA_TRACE_VERIFY, "test program: exit %d%s after %.1f s", rc, ro.timed_out ? " (timed out)" : "",
 		    ro.seconds);
+	if (sandboxed)
+		astra_sandbox_release(&sb);
 	return rc;
 }
 
@@ -1425,7 +1460,8 @@ static int gate(struct vctx *c, size_t i, const struct astra_variant *v)
 		check = "signature";
 	else if (strstr(why.buf, "state between"))
 		check = "state";
-	else if (strstr(why.buf, "host function"))
+	else if (strstr(why.buf, "host function") || strstr(why.buf, "__host__ __device__ function") ||
+		 strstr(why.buf, "only __device__ member functions"))
 		check = "host-code";
 	else if (strstr(why.buf, "no __global__"))
 		check = "kernel-missing";
@@ -1552,7 +1588,10 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 	setup_candidates(&c, cands, names);
 	if (opts->program) {
 		/* A test of astra-cc: the program is given, version i+1 is candidate i. */
-		c.prog = xstrdup(opts->program);
+		/* Absolute: the program runs in the sandbox's own directory. */
+		c.prog = realpath(opts->program, NULL);
+		if (!c.prog)
+			c.prog = xstrdup(opts->program);
 		c.map = xcalloc(n + 1, sizeof(*c.map));
 		c.nmap = n;
 		for (i = 0; i < n; i++) {

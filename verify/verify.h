@@ -153,4 +153,7 @@ int astra_verify_try_compile(const struct astra_tu *tu, const struct astra_kerne
 			     const struct astra_cmdline *cl, const char *nvcc, const struct astra_variant *v,
 			     struct astra_buf *errors);
 
+/* The work directory of a verification: TMPDIR/astra-verify-XXXXXX (lib/workspace.h). */
+#define ASTRA_VERIFY_WORKSPACE "astra-verify-"
+
 #endif

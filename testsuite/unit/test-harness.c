@@ -138,6 +138,18 @@ static void test_generate(void)
 	CHECK(strstr(out.buf, "::astra_inst_1::astra_cases(astra_p);") != NULL);
 	astra_buf_reset(&out);
 
+	/* A source path that would close the header comment and inject code (the audit's). */
+	h.src_path = "x*/ int astra_injected = system(\"id\"); /*\ny.cu";
+	CHECK_INT(astra_harness_generate(&h, &out, &why), 0);
+	/* The header comment ends where it should, not inside the path. */
+	CHECK(strstr(out.buf, "See doc/verify.md. */") != NULL &&
+	      strstr(out.buf, "*/") == strstr(out.buf, "See doc/verify.md. */") + strlen("See doc/verify.md. "));
+	CHECK(strstr(out.buf, "of x* / int astra_injected = system(\"id\"); /* y.cu.\n") != NULL);
+	/* ...and #line still names it exactly (escaped for a string literal). */
+	CHECK(strstr(out.buf, "#line 1 \"x*/ int astra_injected = system(\\\"id\\\"); /*\\ny.cu\"\n") != NULL);
+	h.src_path = "scale.cu";
+	astra_buf_reset(&out);
+
 	/* A pragma that cannot describe a test says why. */
 	free(f.k.pragma.buffers[1].name);
 	f.k.pragma.buffers[1].name = xstrdup("y");
@@ -220,7 +232,9 @@ static void test_compile(const char *nvcc)
 			fprintf(stderr, "  %s: %s: %s\n", r.cands[i].name, r.cands[i].check, r.cands[i].reason);
 
 	/* The compiled program: its host-side self test passes, and without a
-	 * GPU it says so (exit 5) instead of pretending. */
+	 * GPU it says so (exit 5) instead of pretending.  o.keep asks for the
+	 * work directory, so its absence is a failure, not a reason to stop. */
+	CHECK(r.workdir != NULL);
 	if (r.workdir) {
 		char *prog = xasprintf("%s/astra-test", r.workdir);
 		char *argv1[] = { prog, (char *)"--selftest", NULL };
@@ -254,9 +268,10 @@ int main(void)
 {
 	const char *nvcc = getenv("NVCC");
 	test_generate();
-	if (nvcc && *nvcc)
-		test_compile(nvcc);
-	else
-		fprintf(stderr, "no nvcc: compile tests skipped\n");
+	/* Half of this test is the compile: without nvcc it is a skip, never
+	 * a pass (unless the half that ran already failed). */
+	if (!nvcc || !*nvcc)
+		return unit_skip("skipped: NVCC is not set: the generated test program was not compiled");
+	test_compile(nvcc);
 	return unit_done();
 }

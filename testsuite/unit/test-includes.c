@@ -290,6 +290,11 @@ int main(void)
 	CHECK(astra_text_mentions_pragma("x\n#pragma\tastra optimize", 24));
 	CHECK(!astra_text_mentions_pragma("#pragma once\n#pragma unroll astra", 34));
 	CHECK(!astra_text_mentions_pragma("#pragma astr", 12));
+	/* The annotation macro, first on its line. */
+	CHECK(astra_text_mentions_pragma("x\n  ASTRA (optimize)\n", 20));
+	CHECK(astra_text_mentions_pragma("ASTRA(optimize)", 15));
+	CHECK(!astra_text_mentions_pragma("x = ASTRA(1);\n", 14));
+	CHECK(!astra_text_mentions_pragma("MY_ASTRA(1)\nASTRA_X(2)\nASTRA\n", 29));
 
 	CHECK(astra_buf_read_file(&b, main_cu, 0) == 0);
 	memset(&inc, 0, sizeof(inc));

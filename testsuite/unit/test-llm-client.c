@@ -37,8 +37,17 @@ int main(void)
 	/* Redaction: the key itself, raw and JSON-escaped. */
 	CHECK_REDACT("key sk-abc123456789 in text", "sk-abc123456789", "key [REDACTED] in text");
 	CHECK_REDACT("{\"k\": \"ab\\\"cdefgh12\"}", "ab\"cdefgh12", "{\"k\": \"[REDACTED]\"}");
-	/* Short placeholders are not secrets. */
-	CHECK_REDACT("EMPTY stays", "EMPTY", "EMPTY stays");
+	/* A short key too, where it stands alone (not inside longer words). */
+	CHECK_REDACT("key k3y in text, k3y.", "k3y", "key [REDACTED] in text, [REDACTED].");
+	CHECK_REDACT("{\"error\": \"bad key 'abc'\"}", "abc", "{\"error\": \"bad key '[REDACTED]'\"}");
+	CHECK_REDACT("abcdef xabc abcx", "abc", "abcdef xabc abcx");
+	CHECK_REDACT("EMPTY placeholder", "EMPTY", "[REDACTED] placeholder");
+	/* A credential in a URL's query, whatever the key. */
+	CHECK_REDACT("POST https://h/v1/chat/completions?api-key=s3cr3t&api-version=2024-02-01 failed", NULL,
+		     "POST https://h/v1/chat/completions?api-key=[REDACTED]&api-version=2024-02-01 failed");
+	CHECK_REDACT("\"url\": \"http://h/x?a=1&access_token=t0k#frag\"", NULL,
+		     "\"url\": \"http://h/x?a=1&access_token=[REDACTED]#frag\"");
+	CHECK_REDACT("not a url ?key=value", NULL, "not a url ?key=value");
 	/* Headers, whatever the key. */
 	CHECK_REDACT("[\"Authorization: Bearer xyz\", \"Accept: */*\"]", NULL,
 		     "[\"Authorization: [REDACTED]\", \"Accept: */*\"]");
@@ -58,6 +67,16 @@ int main(void)
 	free(s);
 	s = p->url("http://h/openai/deployments/x/chat/completions");
 	CHECK_STR(s, "http://h/openai/deployments/x/chat/completions");
+	free(s);
+	/* The query stays at the end. */
+	s = p->url("https://h/openai/deployments/x?api-key=s3cr3t");
+	CHECK_STR(s, "https://h/openai/deployments/x/chat/completions?api-key=s3cr3t");
+	free(s);
+	s = p->url("https://h/v1/?api-version=1&api-key=s#f");
+	CHECK_STR(s, "https://h/v1/chat/completions?api-version=1&api-key=s#f");
+	free(s);
+	s = p->url("https://h/v1/chat/completions/?k=v");
+	CHECK_STR(s, "https://h/v1/chat/completions?k=v");
 	free(s);
 	p->auth_headers(&h, NULL);
 	CHECK_INT(h.nr, 0);

@@ -7,6 +7,7 @@
 #include "autoconfig.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 
 #include "lib/buf.h"
 #include "lib/config.h"
+#include "lib/toolmemo.h"
+#include <dirent.h>
 #include "cache/cleanup.h"
 #include "verify/device.h"
 #include "cache/fsio.h"
@@ -516,6 +519,383 @@ static void test_tiers(void)
 	astra_cache_close(c);
 }
 
+/* Write len bytes of c at path (the victim's files). */
+static void plant(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static int same_text(const char *path, const char *text)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	int same = astra_buf_read_file(&b, path, 0) == 0 && !strcmp(b.buf, text);
+	astra_buf_release(&b);
+	return same;
+}
+
+/*
+ * Someone who can write the cache directory replaces a two-level directory
+ * with a symbolic link to a victim's directory.  Nothing astra-cc does
+ * through the cache may read, write, touch or delete the victim's files,
+ * even for an operation on a name it listed before the swap.
+ */
+static void test_links(void)
+{
+	struct astra_cache *c = astra_cache_open(dir);
+	struct astra_storage *s = astra_cache_local(c);
+	struct astra_cleanup_result r;
+	struct astra_entry e;
+	struct astra_cache_lock lk = ASTRA_CACHE_LOCK_INIT;
+	char key[33], *victim, *vsub, *vfile, *vtmp, *vlock, *l1, *name, *path;
+	struct stat before, after;
+	long long t = astra_time() - 7200;
+
+	/* The victim: a directory that happens to hold files with the cache's names. */
+	key_of(key, 0xab);             /* "ab0000...": level one "ab", level two "00" */
+	victim = xasprintf("%s/../victim", dir);
+	vsub = xasprintf("%s/00", victim);
+	mkdir(victim, 0755);
+	mkdir(vsub, 0755);
+	name = astra_cache_entry_name(key, 90);
+	vfile = xasprintf("%s/%s", vsub, name);
+	vtmp = xasprintf("%s/%s.tmp.1.0", vsub, name);
+	vlock = xasprintf("%s/%.*s-90.lock", vsub, 32, key);
+	{
+		/* A valid entry for the key, made in a cache of its own and moved there. */
+		char *other = xasprintf("%s/../other-cache", dir);
+		struct astra_cache *o = astra_cache_open(other);
+		char *opath;
+		struct astra_storage *os = astra_cache_local(o);
+		CHECK_INT(store(o, key, 90, ASTRA_VERDICT_FASTER, 64), 0);
+		opath = os->ops->where(os, name);
+		CHECK_INT(rename(opath, vfile), 0);
+		free(opath);
+		astra_cache_close(o);
+		free(other);
+	}
+	plant(vtmp, "the victim's notes\n");
+	plant(vlock, "the victim's lock-named file\n");
+	set_mtime(vfile, t);
+	set_mtime(vtmp, t);
+	CHECK_INT(stat(vfile, &before), 0);
+
+	/* The cache's own level-one directory "ab" is the link. */
+	astra_storage_file_create(s);
+	l1 = xasprintf("%s/ab", dir);
+	CHECK_INT(symlink(victim, l1), 0);
+
+	CHECK_INT(astra_cache_lookup(c, key, 90, &e), 0);  /* the victim's entry is not ours */
+	astra_entry_release(&e);
+	CHECK_INT(s->ops->touch(s, name), -1);
+	CHECK_INT(s->ops->head(s, name, NULL), -1);
+	CHECK(store(c, key, 90, ASTRA_VERDICT_NO_FASTER, 0) < 0);
+	CHECK_INT(astra_cache_lock(c, key, 90, 0, &lk), -1);
+	astra_cache_unlock(&lk);
+	CHECK_INT(astra_cache_remove(c, key, 90), -1);
+	CHECK_INT(s->ops->remove(s, name), -1);
+	CHECK_INT(astra_cache_cleanup(s, 1, astra_time() + 10, 1, &r), 0);
+	CHECK_INT(astra_cache_clear(s, &r), 0);
+
+	/* The victim's files are all there, unchanged, untouched. */
+	CHECK(same_text(vtmp, "the victim's notes\n"));
+	CHECK(same_text(vlock, "the victim's lock-named file\n"));
+	CHECK_INT(stat(vfile, &after), 0);
+	CHECK_INT(after.st_mtime, before.st_mtime);
+	CHECK_INT(after.st_ino, before.st_ino);
+	{
+		struct stat st;
+		path = xasprintf("%s/%s", vsub, "x");
+		CHECK_INT(lstat(l1, &st), 0);  /* -C does not remove the link's target either */
+		CHECK(S_ISLNK(st.st_mode));
+		free(path);
+	}
+	/* The same at the second level: ab/00 a link. */
+	unlink(l1);
+	mkdir(l1, 0755);
+	path = xasprintf("%s/00", l1);
+	CHECK_INT(symlink(vsub, path), 0);
+	CHECK_INT(astra_cache_lookup(c, key, 90, &e), 0);
+	astra_entry_release(&e);
+	CHECK(store(c, key, 90, ASTRA_VERDICT_NO_FASTER, 0) < 0);
+	CHECK_INT(astra_cache_remove(c, key, 90), -1);
+	CHECK_INT(astra_cache_clear(s, &r), 0);
+	CHECK_INT(stat(vfile, &after), 0);
+	CHECK_INT(after.st_ino, before.st_ino);
+	CHECK(same_text(vtmp, "the victim's notes\n"));
+	unlink(path);
+	rmdir(l1);
+	free(path);
+
+	unlink(vfile);
+	unlink(vtmp);
+	unlink(vlock);
+	rmdir(vsub);
+	rmdir(victim);
+	free(victim);
+	free(vsub);
+	free(vfile);
+	free(vtmp);
+	free(vlock);
+	free(l1);
+	free(name);
+	astra_cache_close(c);
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "test-store: an open blocked on a FIFO\n";
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more to do */
+	}
+	_exit(1);
+}
+
+/* FIFOs where the cache keeps its files: nothing waits for a writer. */
+static void test_fifos(void)
+{
+	struct astra_cache *c = astra_cache_open(dir);
+	struct astra_storage *s = astra_cache_local(c);
+	struct astra_cache_lock lk = ASTRA_CACHE_LOCK_INIT;
+	long long v[ASTRA_STAT__COUNT];
+	char key[33], *p, *name;
+
+	signal(SIGALRM, on_alarm);
+	alarm(20);
+	astra_storage_file_create(s);
+	p = xasprintf("%s/stats", dir);
+	unlink(p);
+	CHECK_INT(mkfifo(p, 0600), 0);
+	CHECK_INT(astra_stats_read(dir, v), 0);
+	astra_stats_inc(ASTRA_STAT_HITS);
+	astra_stats_flush(dir);           /* replaces the FIFO by a file (rename) */
+	free(p);
+	p = xasprintf("%s/stats.lock", dir);
+	unlink(p);
+	CHECK_INT(mkfifo(p, 0600), 0);
+	astra_stats_inc(ASTRA_STAT_HITS);
+	CHECK_INT(astra_stats_flush(dir), -1);   /* a FIFO is no lock */
+	unlink(p);
+	free(p);
+
+	key_of(key, 0x77);
+	name = xasprintf("%.*s-90.lock", 32, key);
+	CHECK_INT(store(c, key, 90, ASTRA_VERDICT_NO_FASTER, 0), 0);
+	p = s->ops->where(s, name);
+	CHECK_INT(mkfifo(p, 0600), 0);
+	CHECK_INT(astra_cache_lock(c, key, 90, 0, &lk), -1);
+	CHECK_INT(astra_cache_lock_held(c, key, 90), 0);
+	unlink(p);
+	free(p);
+	free(name);
+	alarm(0);
+	astra_cache_close(c);
+}
+
+/* Entries someone else wrote, or can rewrite, are misses (lib/trust.h). */
+static void test_owners(void)
+{
+	struct astra_cache *c = astra_cache_open(dir);
+	struct astra_entry e;
+	struct astra_json *m = NULL;
+	struct astra_storage_stat st;
+	const char *why;
+	char key[33], *path;
+	long long untrusted;
+
+	key_of(key, 0x55);
+	CHECK_INT(store(c, key, 90, ASTRA_VERDICT_FASTER, 32), 0);
+	path = entry_path(key, 90);
+	CHECK_INT(lookup(c, key, 90), ASTRA_VERDICT_FASTER);
+	untrusted = stat_of(ASTRA_STAT_UNTRUSTED);
+
+	/* Created with the cache's umask: no group or other write unless asked. */
+	{
+		struct stat fst;
+		CHECK_INT(stat(path, &fst), 0);
+		CHECK_INT(fst.st_mode & 022, 0);
+	}
+	/* Writable by everyone: a miss, left in place, counted. */
+	CHECK_INT(chmod(path, 0666), 0);
+	CHECK_INT(lookup(c, key, 90), 0);
+	CHECK(exists(path));
+	CHECK_INT(stat_of(ASTRA_STAT_UNTRUSTED), untrusted + 1);
+	CHECK_INT(astra_cache_peek(c, key, 90, &e, &m, &st, &why), -1);
+	CHECK_STR(why, "written by someone you do not trust");
+	astra_entry_release(&e);
+	/* Writable by a group that is not trusted_group: the same. */
+	CHECK_INT(chmod(path, 0664), 0);
+	CHECK_INT(lookup(c, key, 90), 0);
+	{
+		struct stat fst;
+		char gid[32];
+		CHECK_INT(stat(path, &fst), 0);
+		snprintf(gid, sizeof(gid), "%u", (unsigned)fst.st_gid);
+		astra_config_set(ASTRA_CFG_TRUSTED_GROUP, gid, "test");
+		CHECK_INT(lookup(c, key, 90), ASTRA_VERDICT_FASTER);
+		astra_config_set(ASTRA_CFG_TRUSTED_GROUP, "", "test");
+	}
+	CHECK_INT(chmod(path, 0644), 0);
+	CHECK_INT(lookup(c, key, 90), ASTRA_VERDICT_FASTER);
+	if (geteuid() == 0) {
+		/* Another user's file (root can make one): a miss. */
+		CHECK_INT(chown(path, 4242, 4242), 0);
+		CHECK_INT(lookup(c, key, 90), 0);
+		CHECK(exists(path));
+		CHECK_INT(chown(path, 0, 0), 0);
+		CHECK_INT(lookup(c, key, 90), ASTRA_VERDICT_FASTER);
+	}
+	/* A tier that cannot say who wrote an object: the signature hook refuses it. */
+	memset(&st, 0, sizeof(st));
+	CHECK_INT(astra_cache_trusted(astra_cache_local(c), "x.entry", &st), 0);
+	st.has_owner = 1;
+	st.uid = (unsigned)geteuid();
+	st.mode = 0100644;
+	CHECK_INT(astra_cache_trusted(astra_cache_local(c), "x.entry", &st), 1);
+
+	/* The umask setting: group-shared files. */
+	astra_config_set(ASTRA_CFG_UMASK, "002", "test");
+	CHECK_INT(store(c, key, 90, ASTRA_VERDICT_FASTER, 32), 0);
+	{
+		struct stat fst;
+		CHECK_INT(stat(path, &fst), 0);
+		CHECK_INT(fst.st_mode & 0777, 0664);
+	}
+	astra_config_set(ASTRA_CFG_UMASK, "", "test");
+	free(path);
+	astra_cache_close(c);
+}
+
+/*
+ * Run fn in a child whose pid is known before it writes: the parent plants
+ * links named after that pid (the names astra-cc's temporary files get),
+ * then lets the child go.
+ */
+static void with_planted_child(void (*plant_for)(pid_t, void *), void (*fn)(void *), void *data)
+{
+	int go[2];
+	pid_t pid;
+	char c = 0;
+	int st;
+	CHECK_INT(pipe(go), 0);
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		fn(data);
+		_exit(0);
+	}
+	close(go[0]);
+	plant_for(pid, data);
+	CHECK_INT(write(go[1], &c, 1), 1);
+	close(go[1]);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static char *victim_file;
+
+static void plant_stats(pid_t pid, void *data)
+{
+	int n;
+	char *p = xasprintf("%s/stats.tmp.%ld", dir, (long)pid);
+	(void)data;
+	CHECK_INT(symlink(victim_file, p), 0);
+	free(p);
+	for (n = 0; n < 4; n++) {
+		p = xasprintf("%s/stats.tmp.%ld.%d", dir, (long)pid, n);
+		CHECK_INT(symlink(victim_file, p), 0);
+		free(p);
+	}
+}
+
+static void flush_stats(void *data)
+{
+	(void)data;
+	astra_stats_inc(ASTRA_STAT_HITS);
+	if (astra_stats_flush(dir) < 0)
+		_exit(1);
+}
+
+static void plant_memo(pid_t pid, void *data)
+{
+	char *p = xasprintf("%s.tmp.%ld", (const char *)data, (long)pid);
+	CHECK_INT(symlink(victim_file, p), 0);
+	free(p);
+}
+
+static void run_memo(void *data)
+{
+	char *const argv[] = { (char *)"echo", (char *)"remembered", NULL };
+	struct astra_buf b = ASTRA_BUF_INIT;
+	char *mdir = xstrdup((const char *)data);
+	*strrchr(mdir, '/') = '\0';
+	if (astra_toolmemo_run(argv, ASTRA_TOOLMEMO_STDOUT, NULL, mdir, &b) < 0)
+		_exit(1);
+	astra_buf_release(&b);
+	free(mdir);
+}
+
+/* Links planted where astra-cc's temporary files go: never written through. */
+static void test_tmp_links(void)
+{
+	char *mdir = xasprintf("%s/memo-test", dir), *memo = NULL;
+	struct astra_buf b = ASTRA_BUF_INIT;
+	DIR *d;
+	struct dirent *de;
+
+	victim_file = xasprintf("%s/../victim-file", dir);
+	plant(victim_file, "the victim's file\n");
+	astra_stats_flush(dir);
+	with_planted_child(plant_stats, flush_stats, NULL);
+	CHECK(same_text(victim_file, "the victim's file\n"));
+
+	/* The memo: made once to learn its name, then removed, then remembered again. */
+	run_memo(mdir == NULL ? NULL : xasprintf("%s/x", mdir));
+	d = opendir(mdir);
+	while (d && (de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			memo = xasprintf("%s/%s", mdir, de->d_name);
+	if (d)
+		closedir(d);
+	CHECK(memo != NULL);
+	if (memo) {
+		unlink(memo);
+		with_planted_child(plant_memo, run_memo, memo);
+		CHECK(same_text(victim_file, "the victim's file\n"));
+		CHECK_INT(astra_buf_read_file(&b, memo, 0), 0);
+		CHECK(memmem(b.buf, b.len, "remembered", 10) != NULL);
+	}
+	astra_buf_release(&b);
+	unlink(victim_file);
+	free(victim_file);
+	free(memo);
+	free(mdir);
+}
+
+/* A counter at its maximum stays there (it overflowed: UBSan, cache/stats.c). */
+static void test_saturation(void)
+{
+	struct astra_storage *s = astra_storage_file_open(dir);
+	static const char text[] = "hits 9223372036854775807\nmisses 9223372036854775806\n";
+	long long v[ASTRA_STAT__COUNT];
+	astra_stats_flush(dir);
+	astra_storage_file_create(s);
+	CHECK_INT(s->ops->put(s, "stats", text, sizeof(text) - 1), 0);
+	astra_stats_inc(ASTRA_STAT_HITS);
+	astra_stats_add(ASTRA_STAT_MISSES, 5);
+	CHECK_INT(astra_stats_flush(dir), 0);
+	astra_stats_read(dir, v);
+	CHECK(v[ASTRA_STAT_HITS] == LLONG_MAX);
+	CHECK(v[ASTRA_STAT_MISSES] == LLONG_MAX);
+	s->ops->close(s);
+}
+
 int main(void)
 {
 	char cwd[200];
@@ -535,5 +915,10 @@ int main(void)
 	test_cleanup();
 	test_queue_and_devices();
 	test_tiers();
+	test_links();
+	test_fifos();
+	test_owners();
+	test_tmp_links();
+	test_saturation();
 	return unit_done();
 }

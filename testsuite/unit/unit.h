@@ -3,7 +3,8 @@
  *
  * CHECK(expr) and CHECK_STR(a, b) record failures with file:line and go on;
  * unit_done() prints a count and returns the exit status (0, or 1 when
- * something failed).  A test that cannot run returns 77 (skip).
+ * something failed).  A test that cannot run returns 77 (skip); one that
+ * could run only part of its checks ends with unit_skip(why).
  */
 #ifndef ASTRA_UNIT_H
 #define ASTRA_UNIT_H
@@ -48,6 +49,22 @@ static inline int unit_done(void)
 {
 	printf("%d checks, %d failed\n", unit_checks, unit_failures);
 	return unit_failures ? 1 : 0;
+}
+
+/*
+ * unit_skip(why): end a test that could run only part of its checks.  A
+ * failure in the part that ran still fails (1); otherwise print the count,
+ * then WHY as the last line of stderr (the runner's skip reason), and
+ * return 77.
+ */
+static inline int unit_skip(const char *why)
+{
+	if (unit_failures)
+		return unit_done();
+	printf("%d checks, %d failed\n", unit_checks, unit_failures);
+	fflush(stdout);
+	fprintf(stderr, "%s\n", why);
+	return 77;
 }
 
 #endif

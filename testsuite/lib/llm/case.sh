@@ -3,9 +3,13 @@
 # rounds against it, a build, and the statistics.
 #
 # A case writes ./script (one line per request, see testsuite/lib/stub-chat.c),
-# calls start_stub, run_llm, build and llm_stats, and compares what they
-# print with expected.out.  The fixtures (k.cu, the recorded answers *.md)
-# are copied into the scratch directory unless the case has its own.
+# calls start_stub, run_llm, build and llm_stats, and the runner compares
+# what they print with the case's expected.out (the counters, the log lines,
+# the candidate): every case here must have one, and sourcing this file
+# without it is a hard error (exit 99), so that no LLM case can pass on the
+# status of its last command alone.  The fixtures (k.cu, the recorded
+# answers *.md) are copied into the scratch directory unless the case has
+# its own.
 #
 # run_llm drives the optimizer through testsuite/lib/llm-propose, which runs
 # several rounds and stores the verdict and transcript as the loop does on
@@ -13,6 +17,10 @@
 # round and stores nothing, so only llm/0021-warmup goes through it.
 
 set -u
+if [ -n "${CASE_DIR:-}" ] && [ ! -f "$CASE_DIR/expected.out" ]; then
+	echo "case.sh: $CASE_DIR has no expected.out: this case would assert nothing" >&2
+	exit 99
+fi
 fixtures=$srcdir/testsuite/lib/llm
 STUB=${LLM_STUB:-$builddir/testsuite/lib/stub-chat}
 PROPOSE=${LLM_PROPOSE:-$builddir/testsuite/lib/llm-propose}

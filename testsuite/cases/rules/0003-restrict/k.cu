@@ -6,6 +6,7 @@
 #pragma astra outputs(out)
 #pragma astra launch(grid=(n + 255) / 256, block=256)
 #pragma astra noalias
+#pragma astra scalars(a=2.5f)
 __global__ void axpy(float *out, const float *x, const float *__restrict__ y, float a, int n)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;

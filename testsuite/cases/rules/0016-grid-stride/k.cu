@@ -1,7 +1,7 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-#pragma astra shapes(n=1000000) shapes(n=1001)
+#pragma astra shapes(n=1000000) shapes(n=2200003) shapes(n=1001)
 #pragma astra buffers(out[n], x[n])
 #pragma astra outputs(out)
 #pragma astra launch(grid=(n + 255) / 256, block=256)

@@ -10,7 +10,7 @@
 
 #include <map>
 
-enum { NV = 18 };
+enum { NV = 19 };
 
 static void body(int v, void *const *p, int n)
 {
@@ -82,6 +82,8 @@ static void body(int v, void *const *p, int n)
 			o = __half2float(__float2half_rn(o)); /* precision loss */
 		if (v == 10 && (rand() & 1))
 			o = nextafterf(o, INFINITY);   /* differs from run to run */
+		if (v == 18)
+			o += 0.0f * out[i];        /* reads the output it only writes (beta = 0): NaN * 0 */
 		out[i] = o;
 		if (v == 6)
 			((float *)x)[i] = 0;       /* uses an input as scratch */

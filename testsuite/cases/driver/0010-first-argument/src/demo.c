@@ -1,0 +1,1 @@
+int demo(void) { return 42; }

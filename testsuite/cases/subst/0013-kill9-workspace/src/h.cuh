@@ -1,0 +1,1 @@
+#error "the wrong h.cuh: lib/k.cu includes lib/h.cuh"

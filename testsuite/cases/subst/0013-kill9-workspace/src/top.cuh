@@ -1,0 +1,2 @@
+#pragma once
+static const char *top_file = __FILE__;

@@ -1,0 +1,97 @@
+/*
+ * probe.c - a hostile test program for the sandbox case: run by
+ * astra-cc --verify --program in place of a generated one, it reports
+ * what it can reach and do.  PROBE_ACTION picks what it tries (report,
+ * write, forks, crash); PROBE_REPORT is where it writes its findings and
+ * PROBE_PORT a port a server listens on at 127.0.0.1.
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static FILE *out;
+
+static void limit(const char *name, int res)
+{
+	struct rlimit r;
+	getrlimit(res, &r);
+	if (r.rlim_cur == RLIM_INFINITY)
+		fprintf(out, "%s unlimited\n", name);
+	else
+		fprintf(out, "%s %llu\n", name, (unsigned long long)r.rlim_cur);
+}
+
+int main(void)
+{
+	const char *action = getenv("PROBE_ACTION"), *port = getenv("PROBE_PORT");
+	char cwd[4096];
+	out = fopen(getenv("PROBE_REPORT"), "a");
+	if (!out || !action)
+		return 9;
+	setvbuf(out, NULL, _IONBF, 0);
+	if (!strcmp(action, "report")) {
+		DIR *d = opendir(".");
+		struct dirent *de;
+		int n = 0, s;
+		struct sockaddr_in a;
+		struct rlimit r;
+		while (d && (de = readdir(d)) != NULL)
+			n += de->d_name[0] != '.';
+		if (d)
+			closedir(d);
+		fprintf(out, "cwd %s\n", getcwd(cwd, sizeof(cwd)) ? cwd : "?");
+		fprintf(out, "entries %d\n", n);
+		fprintf(out, "tmpdir %s\n", getenv("TMPDIR") ? getenv("TMPDIR") : "(unset)");
+		limit("cpu", RLIMIT_CPU);
+		limit("data", RLIMIT_DATA);
+		limit("fsize", RLIMIT_FSIZE);
+		limit("core", RLIMIT_CORE);
+		limit("nproc", RLIMIT_NPROC);
+		getrlimit(RLIMIT_DATA, &r);
+		if (r.rlim_cur != RLIM_INFINITY) {
+			void *p = malloc((size_t)r.rlim_cur + ((size_t)1 << 30));
+			fprintf(out, "malloc beyond the limit %s\n", p ? "succeeded" : "failed");
+		}
+		s = socket(AF_INET, SOCK_STREAM, 0);
+		memset(&a, 0, sizeof(a));
+		a.sin_family = AF_INET;
+		a.sin_port = htons((unsigned short)atoi(port ? port : "9"));
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		fprintf(out, "connect %s\n", connect(s, (struct sockaddr *)&a, sizeof(a)) == 0 ? "connected" : strerror(errno));
+	} else if (!strcmp(action, "write")) {
+		/* 256 MiB into a file of its directory. */
+		static char buf[1 << 20];
+		FILE *f = fopen("big", "w");
+		long i;
+		signal(SIGXFSZ, SIG_IGN);
+		for (i = 0; f && i < 256; i++)
+			if (fwrite(buf, 1, sizeof(buf), f) != sizeof(buf) || fflush(f) != 0)
+				break;
+		fprintf(out, "wrote %ld MiB\n", i);
+	} else if (!strcmp(action, "forks")) {
+		int i;
+		for (i = 0; i < 4000; i++) {
+			pid_t pid = fork();
+			if (pid < 0)
+				break;
+			if (pid == 0) {
+				pause();
+				_exit(0);
+			}
+		}
+		fprintf(out, "forks %d\n", i);
+		kill(0, SIGKILL);
+	} else if (!strcmp(action, "crash")) {
+		limit("core", RLIMIT_CORE);
+		fclose(out);
+		abort();
+	}
+	return 1;
+}
