@@ -150,6 +150,9 @@ char *astra_capture_prefix(struct astra_cache *cache, const char *key, int cc);
 /* The local path of a data object, for the test program (malloc'd). */
 char *astra_capture_data_path(struct astra_cache *cache, const char *object);
 
+/* Is anything captured for (key, cc) on the local tier (a merged object or a record)?  1 or 0. */
+int astra_capture_present(struct astra_cache *cache, const char *key, int cc);
+
 /*
  * The capture of (key, cc): the merged object with every pending record
  * merged into it.  Under the capture's lock the records are folded into

@@ -293,11 +293,11 @@ static void make_dirs(const std::string &file)
 	if (slash == std::string::npos || slash == 0)
 		return;
 	std::string dir = file.substr(0, slash);
-	if (mkdir(dir.c_str(), 0777) == 0 || errno == EEXIST)
+	if (mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST)
 		return;
 	if (errno == ENOENT) {
 		make_dirs(dir);
-		mkdir(dir.c_str(), 0777);
+		mkdir(dir.c_str(), 0755);
 	}
 }
 
@@ -317,7 +317,7 @@ public:
 		snprintf(b, sizeof(b), ".tmp.%ld.%u", (long)getpid(), counter++);
 		tmp_ = path + b;
 		make_dirs(path);
-		fd_ = open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		fd_ = open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	}
 	~AtomicFile()
 	{

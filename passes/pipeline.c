@@ -22,6 +22,7 @@
 #include "lib/log.h"
 #include "front/key.h"
 #include "cache/lock.h"
+#include "cache/capture.h"
 #include "cache/queue.h"
 #include "cache/stats.h"
 #include "cache/store.h"
@@ -180,6 +181,12 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 			/* Not optimized here (mode=use, no GPU, another architecture): later. */
 			if (!hit && !dry)
 				queue_for_warmup(cache, inv, k, key.hex, cc);
+			if (!hit && astra_pragma_by_capture(&k->pragma) && !astra_capture_present(cache, key.hex, cc))
+				astra_log(ASTRA_LOG_INFO,
+					  "%s:%u: kernel %s has no test description (`#pragma astra optimize` alone) and "
+					  "nothing is captured for %s: build with ASTRA_CC_CAPTURE=1 (or `astra-cc --capture "
+					  "-- <nvcc command>`), run the program once, then `astra-cc --warmup` (doc/capture.md)",
+					  k->file, k->line, k->name, archs.v[a]);
 			if (hit && e.verdict == ASTRA_VERDICT_FASTER && e.variant && f->nr_ccs < ARRAY_SIZE(f->ccs)) {
 				/*
 				 * One variant per kernel: the highest architecture's.
