@@ -354,38 +354,47 @@ static char *product_text(const struct infer *f, const size_t *ps, size_t np, lo
 
 /*
  * The simplest expression of the integer scalars whose value,
- * ceil(mul * product / div), is the target at every chosen shape: fewer
- * factors first, then no divisor before the divisors given (in their
- * order), then the smallest multiplier (up to max_mul, without a
- * divisor); or NULL.
+ * ceil(mul * product / div), is the target at every chosen shape, in the
+ * order below (divs[0] is the block size for a grid); or NULL.
  */
 static char *infer_expr(struct infer *f, const long long *divs, size_t ndivs, int max_mul)
 {
-	size_t ps[3], a, b, c2, d;
-	size_t np;
-	long long mul;
-	for (np = 1; np <= 3; np++) {
+	size_t ps[3], a, b, c2, d, np;
+	long long mul = 1;
+	int phase;
+	/*
+	 * Simplest first: plain products of the scalars (divided by the first
+	 * divisor, the block size, for a grid), then the other divisors, then
+	 * constant multipliers (2*tokens*d).  With one captured shape many
+	 * expressions fit; the order makes the likely one win (rows*cols, not
+	 * 64*cols when rows is 64).
+	 */
+	for (phase = 0; phase < 3; phase++) {
 		for (d = 0; d <= ndivs; d++) {
 			long long div = d ? divs[d - 1] : 1;
-			for (mul = 1; mul <= (div > 1 ? 1 : max_mul); mul++) {
-				for (a = 0; a < f->nip; a++) {
-					ps[0] = f->ip[a];
-					if (np == 1) {
-						if (fits(f, ps, 1, mul, div))
-							goto found;
-						continue;
-					}
-					for (b = a; b < f->nip; b++) {
-						ps[1] = f->ip[b];
-						if (np == 2) {
-							if (fits(f, ps, 2, mul, div))
+			if ((phase == 0 && d > 1) || (phase == 1 && d < 2) || (phase == 2 && d > 0))
+				continue;
+			for (mul = phase == 2 ? 2 : 1; mul <= (phase == 2 ? max_mul : 1); mul++) {
+				for (np = 1; np <= 3; np++) {
+					for (a = 0; a < f->nip; a++) {
+						ps[0] = f->ip[a];
+						if (np == 1) {
+							if (fits(f, ps, 1, mul, div))
 								goto found;
 							continue;
 						}
-						for (c2 = b; c2 < f->nip; c2++) {
-							ps[2] = f->ip[c2];
-							if (fits(f, ps, 3, mul, div))
-								goto found;
+						for (b = a; b < f->nip; b++) {
+							ps[1] = f->ip[b];
+							if (np == 2) {
+								if (fits(f, ps, 2, mul, div))
+									goto found;
+								continue;
+							}
+							for (c2 = b; c2 < f->nip; c2++) {
+								ps[2] = f->ip[c2];
+								if (fits(f, ps, 3, mul, div))
+									goto found;
+							}
 						}
 					}
 				}
