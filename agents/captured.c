@@ -567,6 +567,110 @@ static void describe_aliasing(const struct astra_kernel *k, const struct astra_c
 			   "`noalias` lets the rules add __restrict__", seen, seen == 1 ? "" : "es");
 }
 
+/* Is an element type an integer type the index ranges below can read (1: signed, 2: unsigned, 0: no)? */
+static int int_elem(const char *t)
+{
+	static const char *const sgn[] = { "int", "long", "long long", "short", "signed char", "int32_t", "int64_t",
+					   "int16_t", "int8_t", "long int", "long long int", "short int" };
+	static const char *const uns[] = { "unsigned", "unsigned int", "unsigned long", "unsigned long long",
+					   "unsigned short", "unsigned char", "uint32_t", "uint64_t", "uint16_t",
+					   "uint8_t", "size_t" };
+	size_t i;
+	if (!t)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(sgn); i++)
+		if (!strcmp(t, sgn[i]))
+			return 1;
+	for (i = 0; i < ARRAY_SIZE(uns); i++)
+		if (!strcmp(t, uns[i]))
+			return 2;
+	return 0;
+}
+
+/* The smallest and largest element of a captured integer buffer; 0 when it cannot be read. */
+static int data_minmax(const char *path, long long elem_size, int sign, long long *lo, long long *hi)
+{
+	unsigned char buf[65536];
+	size_t n, i, seen = 0;
+	FILE *f;
+	if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8)
+		return 0;
+	if (!(f = fopen(path, "rb")))
+		return 0;
+	while ((n = fread(buf, 1, sizeof(buf) - sizeof(buf) % 8, f)) > 0) {
+		for (i = 0; i + (size_t)elem_size <= n; i += (size_t)elem_size) {
+			long long v;
+			if (elem_size == 1)
+				v = sign == 1 ? (long long)*(int8_t *)(buf + i) : (long long)*(uint8_t *)(buf + i);
+			else if (elem_size == 2) {
+				int16_t x;
+				memcpy(&x, buf + i, 2);
+				v = sign == 1 ? (long long)x : (long long)(uint16_t)x;
+			} else if (elem_size == 4) {
+				int32_t x;
+				memcpy(&x, buf + i, 4);
+				v = sign == 1 ? (long long)x : (long long)(uint32_t)x;
+			} else {
+				memcpy(&v, buf + i, 8);
+			}
+			if (!seen || v < *lo)
+				*lo = v;
+			if (!seen || v > *hi)
+				*hi = v;
+			seen++;
+		}
+	}
+	fclose(f);
+	return seen > 0;
+}
+
+/*
+ * Index buffers: a const integer buffer whose captured inputs were kept
+ * gets range(name: min .. max) of the values the program passed, unless
+ * the pragma gives a range for it, so that the random trials draw indices
+ * the kernel can take (a gather, an embedding, an expert id).
+ */
+static void describe_ranges(const struct astra_kernel *k, struct astra_cache *cache, const struct astra_capture *c,
+			    const size_t *pick, size_t n, struct astra_pragma *p, struct astra_captured_info *info)
+{
+	size_t i, s, r;
+	for (i = 0; i < k->nr_params; i++) {
+		const struct astra_param *prm = &k->params[i];
+		long long lo = 0, hi = 0;
+		int sign = prm->is_pointer && prm->is_const ? int_elem(prm->elem_type) : 0, any = 0, given = 0;
+		if (!sign)
+			continue;
+		for (r = 0; r < p->nr_ranges; r++)
+			given |= !strcmp(p->ranges[r].name, prm->name);
+		if (given)
+			continue;
+		for (s = 0; s < n; s++) {
+			const struct astra_capture_buffer *b = buffer_of(&c->shapes[pick[s]], (int)i);
+			long long l, h;
+			char *path;
+			if (!b || !b->data)
+				continue;
+			path = astra_capture_data_path(cache, b->data);
+			if (data_minmax(path, b->elem_size, sign, &l, &h)) {
+				lo = any ? (l < lo ? l : lo) : l;
+				hi = any ? (h > hi ? h : hi) : h;
+				any = 1;
+			}
+			free(path);
+		}
+		if (!any)
+			continue;
+		ALLOC_GROW(p->ranges, p->nr_ranges + 1, p->alloc_ranges);
+		memset(&p->ranges[p->nr_ranges], 0, sizeof(p->ranges[0]));
+		p->ranges[p->nr_ranges].name = xstrdup(prm->name);
+		p->ranges[p->nr_ranges].lo = xasprintf("%lld", lo);
+		p->ranges[p->nr_ranges].hi = xasprintf("%lld", hi);
+		p->nr_ranges++;
+		note(info, "range inferred: range(%s: %lld .. %lld) (the captured indices); confirm with range(...)",
+		     prm->name, lo, hi);
+	}
+}
+
 /* The launch geometry: block and shmem constant, grid inferred; else per shape. */
 static void describe_launch(const struct astra_kernel *k, const struct astra_capture *c, const size_t *pick, size_t n,
 			    struct astra_pragma *p, int per_shape[3], struct astra_captured_info *info)
@@ -749,6 +853,8 @@ int astra_captured_kernel(struct astra_cache *cache, const char *key, int cc, co
 			astra_buf_release(&bl);
 		}
 		describe_aliasing(k, &cap, info);
+		if (cache)
+			describe_ranges(k, cache, &cap, pick, n, p, info);
 		/* The shapes. */
 		for (s = 0; s < n; s++) {
 			const struct astra_capture_shape *sh = &cap.shapes[pick[s]];

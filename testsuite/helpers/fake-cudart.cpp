@@ -114,6 +114,10 @@ void **__cudaRegisterFatBinary(void *)
 	return &handle;
 }
 void __cudaRegisterFatBinaryEnd(void **) {}
+char __cudaInitModule(void **)
+{
+	return 0;
+}
 void __cudaUnregisterFatBinary(void **) {}
 void __cudaRegisterFunction(void **, const char *hostFun, char *, const char *deviceName, int, uint3 *, uint3 *,
 			    dim3 *, dim3 *, int *)
