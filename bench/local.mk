@@ -40,3 +40,7 @@ bench: all
 
 .PHONY: bench
 EXTRA_DIST += bench/run-suite bench/suite-report
+
+# Capture builds on a GPU host (issue 20): the example with `#pragma astra
+# optimize` alone, captured ids, the recorder's overhead (doc/capture.md).
+EXTRA_DIST += bench/run-capture bench/capture
