@@ -15,7 +15,8 @@
  * shape is inspected: each pointer argument's allocation is looked up
  * (cuMemGetAddressRange, through the runtime's driver entry point, so that
  * the program needs no -lcuda), and, unless the stream is being captured
- * into a graph, the stream is synchronized, each buffer is copied to the
+ * into a graph, the stream is synchronized (in the relaxed capture mode, so
+ * that another thread's graph capture is not invalidated), each buffer is copied to the
  * host in chunks and hashed (and, with capture_data, written to a data
  * object while the per-kernel budget lasts, smallest buffers first), the
  * kernel is launched, the stream synchronized again and the buffers hashed
@@ -601,6 +602,7 @@ public:
 			}
 			s.scalars.push_back(v);
 		}
+		relax();
 		inspect(s);
 		shape_ = &s;
 	}
@@ -609,6 +611,7 @@ public:
 	void after()
 	{
 		if (!shape_) {
+			restore();
 			if (lock_.owns_lock())
 				lock_.unlock();
 			return;
@@ -627,11 +630,37 @@ public:
 			if (!ok)
 				(void)cudaGetLastError();
 		}
+		restore();
 		k_.flush();
 		lock_.unlock();
 	}
 
 private:
+	/*
+	 * Another thread may be capturing a graph in the global mode, where
+	 * this thread's synchronizations and copies would invalidate it: the
+	 * inspection runs in the relaxed mode, then the thread's mode is put
+	 * back.
+	 */
+	void relax()
+	{
+		cudaStreamCaptureMode m = cudaStreamCaptureModeRelaxed;
+		if (cudaThreadExchangeStreamCaptureMode(&m) == cudaSuccess) {
+			mode_ = m;
+			relaxed_ = true;
+		} else {
+			(void)cudaGetLastError();
+		}
+	}
+	void restore()
+	{
+		if (relaxed_ && cudaThreadExchangeStreamCaptureMode(&mode_) != cudaSuccess)
+			(void)cudaGetLastError();
+		relaxed_ = false;
+	}
+	cudaStreamCaptureMode mode_ = cudaStreamCaptureModeGlobal;
+	bool relaxed_ = false;
+
 	struct Sc {
 		int index;
 		const void *p;

@@ -272,6 +272,16 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t, cudaStreamCaptureStatus *st)
 	return cudaSuccess;
 }
 
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode)
+{
+	count("cudaThreadExchangeStreamCaptureMode");
+	static thread_local cudaStreamCaptureMode current = cudaStreamCaptureModeGlobal;
+	cudaStreamCaptureMode old = current;
+	current = *mode;
+	*mode = old;
+	return cudaSuccess;
+}
+
 cudaError_t cudaGetLastError(void)
 {
 	count("cudaGetLastError");
