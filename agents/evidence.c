@@ -38,10 +38,11 @@ static void timing_json(struct astra_json *o, const struct astra_case_result *r)
 	astra_json_set_bool(o, "above_ceiling", r->above_ceiling);
 }
 
-struct astra_json *astra_evidence_json(const struct astra_verify_result *v, int confirmation)
+/* The evidence of run v, with cand's figures as the variant's (cand may be NULL). */
+static struct astra_json *evidence_json(const struct astra_verify_result *v, int confirmation,
+					const struct astra_cand_result *cand)
 {
 	struct astra_json *j = astra_json_new_object(), *o, *a;
-	const struct astra_cand_result *cand = v->nr_cands == 1 ? &v->cands[0] : NULL;
 	size_t i;
 
 	astra_json_set_str(j, "run", confirmation ? "confirmation" : "last");
@@ -135,6 +136,28 @@ struct astra_json *astra_evidence_json(const struct astra_verify_result *v, int 
 	return j;
 }
 
+struct astra_json *astra_evidence_json(const struct astra_verify_result *v, int confirmation)
+{
+	return evidence_json(v, confirmation, v->nr_cands == 1 ? &v->cands[0] : NULL);
+}
+
+/*
+ * The confirming run's candidate that is the stored variant (with a
+ * variant set, the one that runs at the largest shape: res->best): the
+ * confirming run may have judged several.
+ */
+static const struct astra_cand_result *stored_cand(const struct astra_loop_result *res)
+{
+	const struct astra_verify_result *v = &res->evidence;
+	size_t i;
+	if (res->verdict == ASTRA_VERDICT_FASTER && res->evidence_cand && res->best.text)
+		for (i = 0; i < res->nr_variants; i++)
+			if (res->variants[i].text && !strcmp(res->variants[i].text, res->best.text) &&
+			    res->evidence_cand[i] < v->nr_cands)
+				return &v->cands[res->evidence_cand[i]];
+	return v->nr_cands == 1 ? &v->cands[0] : NULL;
+}
+
 static void geometry(struct astra_json *o, const char *grid, const char *block, const char *shmem)
 {
 	set_str_opt(o, "grid", grid);
@@ -180,7 +203,7 @@ void astra_evidence_fill(struct astra_entry *e, const struct astra_loop_result *
 
 	if (res->have_evidence) {
 		astra_json_set(e->extra, "evidence",
-			       astra_evidence_json(&res->evidence, res->verdict == ASTRA_VERDICT_FASTER));
+			       evidence_json(&res->evidence, res->verdict == ASTRA_VERDICT_FASTER, stored_cand(res)));
 		if (res->evidence.seed) {
 			for (i = 0; i < e->nr_seeds && e->seeds[i] != (long long)res->evidence.seed; i++)
 				;

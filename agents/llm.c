@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agents/http.h"
+#include "lib/http.h"
 #include "agents/llm.h"
 #include "lib/config.h"
 #include "lib/log.h"

@@ -15,6 +15,7 @@
 
 #include "agents/loop.h"
 #include "agents/optimizer.h"
+#include "agents/select.h"
 #include "lib/config.h"
 #include "lib/log.h"
 #include "verify/gpu.h"
@@ -44,17 +45,40 @@ void astra_loop_result_init(struct astra_loop_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	astra_vec_init(&r->log);
+	astra_vec_init(&r->params);
 }
 
 void astra_loop_result_release(struct astra_loop_result *r)
 {
+	size_t i;
 	free(r->reason);
 	free(r->transcript);
 	astra_variant_release(&r->best);
+	for (i = 0; i < r->nr_variants; i++)
+		astra_variant_release(&r->variants[i]);
+	free(r->variants);
+	free(r->choice);
+	free(r->evidence_cand);
+	astra_vec_clear(&r->params);
+	for (i = 0; i < r->nr_contenders; i++) {
+		free(r->contenders[i].origin);
+		free(r->contenders[i].text);
+		free(r->contenders[i].us);
+	}
+	free(r->contenders);
+	free(r->contender_baseline_us);
 	if (r->have_evidence)
 		astra_verify_result_release(&r->evidence);
 	astra_vec_clear(&r->log);
 	astra_loop_result_init(r);
+}
+
+/* The testing role: astra_verify(), or the one a test gave. */
+static int judge(const struct astra_loop_opts *o, const struct astra_tu *tu, const struct astra_kernel *k,
+		 const struct astra_cmdline *cl, const struct astra_variant *cands, const char *const *names, size_t n,
+		 const struct astra_verify_opts *vo, struct astra_verify_result *vr)
+{
+	return (o->verify ? o->verify : astra_verify)(tu, k, cl, cands, names, n, vo, vr);
 }
 
 static void set_reason(struct astra_loop_result *r, const char *fmt, ...) ASTRA_PRINTF(2, 3);
@@ -98,13 +122,16 @@ static size_t largest_case(const struct astra_verify_result *v)
 }
 
 /*
- * May candidate c become the variant?  Accepted by every check, faster
- * than the original beyond the noise overall, slower at no timed case,
- * and no timing above the device's ceiling.
+ * May candidate c lead the rounds (the best so far, which the optimizers
+ * build on)?  Accepted by every check, faster than the original beyond
+ * the noise overall, and no timing above the device's ceiling.  A case
+ * where it is slower does not exclude it: the choice at the end keeps
+ * another version there (agents/select.h); *why notes it.
  */
 static int eligible(const struct astra_verify_result *v, const struct astra_cand_result *c, const char **why)
 {
 	size_t i;
+	*why = NULL;
 	if (c->verdict != ASTRA_CAND_ACCEPTED) {
 		*why = "rejected";
 		return 0;
@@ -123,11 +150,165 @@ static int eligible(const struct astra_verify_result *v, const struct astra_cand
 			snprintf(buf, sizeof(buf), "slower at %s (%.2f us vs %.2f us)", v->labels ? v->labels[i] : "a shape",
 				 c->cases[i].timing.median, v->baseline ? v->baseline[i].timing.median : 0.0);
 			*why = buf;
-			return 0;
+			break;
 		}
 	}
-	*why = NULL;
 	return 1;
+}
+
+/* ------------------------------------------------------------ the choice */
+
+/*
+ * A contender for the final choice: a candidate the verifier accepted,
+ * timed at every case, with no measurement error; its times scaled by its
+ * round's baseline to the first round's, so that rounds compare.
+ */
+struct contender {
+	struct astra_variant v;
+	struct astra_timing *t;       /* per case */
+	int round;
+};
+
+struct pool {
+	struct contender *c;
+	size_t nr, alloc;
+	size_t nr_cases;
+	struct astra_timing *ref;     /* the first round's baseline, per case */
+};
+
+static void pool_release(struct pool *p)
+{
+	size_t i;
+	for (i = 0; i < p->nr; i++) {
+		astra_variant_release(&p->c[i].v);
+		free(p->c[i].t);
+	}
+	free(p->c);
+	free(p->ref);
+	memset(p, 0, sizeof(*p));
+}
+
+static int timed_everywhere(const struct astra_verify_result *v, const struct astra_case_result *cases)
+{
+	size_t i;
+	for (i = 0; i < v->nr_cases; i++)
+		if (!cases || !cases[i].timed || !(cases[i].timing.median > 0))
+			return 0;
+	return 1;
+}
+
+/* Add round r's accepted candidates to the pool. */
+static void pool_add_round(struct pool *p, const struct astra_verify_result *v, const struct astra_variant *cands,
+			   int r)
+{
+	size_t i, j;
+	if (!v->nr_cases || !timed_everywhere(v, v->baseline))
+		return;
+	if (!p->ref) {
+		p->nr_cases = v->nr_cases;
+		p->ref = xcalloc(v->nr_cases, sizeof(*p->ref));
+		for (j = 0; j < v->nr_cases; j++)
+			p->ref[j] = v->baseline[j].timing;
+	}
+	if (v->nr_cases != p->nr_cases)
+		return;
+	for (i = 0; i < v->nr_cands; i++) {
+		const struct astra_cand_result *c = &v->cands[i];
+		struct contender *k;
+		if (c->verdict != ASTRA_CAND_ACCEPTED || c->measurement_error || !timed_everywhere(v, c->cases))
+			continue;
+		ALLOC_GROW(p->c, p->nr + 1, p->alloc);
+		k = &p->c[p->nr++];
+		copy_variant(&k->v, &cands[i]);
+		k->round = r;
+		k->t = xcalloc(v->nr_cases, sizeof(*k->t));
+		for (j = 0; j < v->nr_cases; j++) {
+			double f = p->ref[j].median / v->baseline[j].timing.median;
+			k->t[j] = c->cases[j].timing;
+			k->t[j].median *= f;
+			k->t[j].q25 *= f;
+			k->t[j].q75 *= f;
+			k->t[j].min *= f;
+		}
+	}
+}
+
+/*
+ * The scalar parameters whose values tell v's cases apart (what a
+ * launcher can read), into names; their values per case into *values
+ * ([case * nr + i], malloc'd).
+ */
+static void dispatch_params(const struct astra_verify_result *v, struct astra_vec *names, double **values)
+{
+	size_t i, c, n;
+	double x, y;
+	astra_vec_clear(names);
+	*values = NULL;
+	if (!v->nr_cases || !v->dims)
+		return;
+	for (i = 0; i < v->dims[0].nr; i++) {
+		const char *name = v->dims[0].names[i];
+		int everywhere = 1, varies = 0;
+		for (c = 0; c < v->nr_cases && everywhere; c++) {
+			everywhere = astra_verify_dim(v, c, name, &x) && isfinite(x);
+			if (everywhere && c && astra_verify_dim(v, 0, name, &y) && x != y)
+				varies = 1;
+		}
+		if (everywhere && varies)
+			astra_vec_push(names, name);
+	}
+	n = names->nr;
+	*values = xcalloc(v->nr_cases * (n ? n : 1), sizeof(double));
+	for (c = 0; c < v->nr_cases; c++)
+		for (i = 0; i < n; i++)
+			astra_verify_dim(v, c, names->v[i], &(*values)[c * n + i]);
+}
+
+/* The pool, for reports (astra_loop_result.contenders). */
+static void report_contenders(const struct pool *p, struct astra_loop_result *res)
+{
+	size_t i, c;
+	if (!p->nr)
+		return;
+	res->nr_contender_cases = p->nr_cases;
+	res->contender_baseline_us = xcalloc(p->nr_cases, sizeof(double));
+	for (c = 0; c < p->nr_cases; c++)
+		res->contender_baseline_us[c] = p->ref[c].median;
+	res->contenders = xcalloc(p->nr, sizeof(*res->contenders));
+	for (i = 0; i < p->nr; i++) {
+		struct astra_loop_contender *k = &res->contenders[res->nr_contenders++];
+		k->origin = xstrdup(p->c[i].v.origin ? p->c[i].v.origin : "?");
+		k->text = xstrdup(p->c[i].v.text ? p->c[i].v.text : "");
+		k->round = p->c[i].round;
+		k->us = xcalloc(p->nr_cases, sizeof(double));
+		for (c = 0; c < p->nr_cases; c++)
+			k->us[c] = p->c[i].t[c].median;
+	}
+}
+
+/* "original" or the contender's origin, for the log. */
+static const char *version_name(const struct contender *const *vs, size_t i)
+{
+	if (!i)
+		return "the original";
+	return vs[i - 1]->v.origin ? vs[i - 1]->v.origin : "?";
+}
+
+/* One log line per case: the version that runs there and every version's time. */
+static void log_choice(struct astra_vec *log, const char *what, const struct astra_verify_result *v,
+		       const struct astra_timing *t, size_t nv, const size_t *choice,
+		       const struct contender *const *vs)
+{
+	size_t c, i;
+	for (c = 0; c < v->nr_cases; c++) {
+		struct astra_buf b = ASTRA_BUF_INIT;
+		astra_buf_addf(&b, "%s: %s: %s", what, v->labels ? v->labels[c] : "?", version_name(vs, choice[c]));
+		for (i = 0; i < nv; i++)
+			astra_buf_addf(&b, "%s%.2f", i ? " / " : " (us: original ", t[i * v->nr_cases + c].median);
+		astra_buf_adds(&b, ")");
+		astra_vec_push(log, b.buf);
+		astra_buf_release(&b);
+	}
 }
 
 static void record_attempt(struct astra_attempt **hist, size_t *nr, size_t *alloc, const struct astra_variant *v,
@@ -186,6 +367,223 @@ static void progress(const struct astra_loop_opts *o, const struct astra_kernel 
 	astra_trace(ASTRA_TRACE_LOOP, "%s: round %d: %s %zu candidates (best %.3fx)", k->name, round, phase, n, best);
 }
 
+/*
+ * Choose among the contenders of every round (agents/select.h).  Fills
+ * versions[] (1 + nr: NULL for the original, then the contenders kept)
+ * and *sel.  Returns the number of contenders kept.
+ */
+static size_t choose(const struct pool *p, const struct astra_verify_result *shape_of,
+		     const struct contender ***kept, struct astra_select_result *sel)
+{
+	struct astra_select_input in;
+	struct astra_timing *t;
+	struct astra_vec names = ASTRA_VEC_INIT;
+	double *values;
+	size_t nv = 1 + p->nr, i, c;
+
+	t = xcalloc(nv * p->nr_cases, sizeof(*t));
+	for (c = 0; c < p->nr_cases; c++)
+		t[c] = p->ref[c];
+	for (i = 0; i < p->nr; i++)
+		for (c = 0; c < p->nr_cases; c++)
+			t[(i + 1) * p->nr_cases + c] = p->c[i].t[c];
+	dispatch_params(shape_of, &names, &values);
+	in.nr_cases = p->nr_cases;
+	in.nr_versions = nv;
+	in.timing = t;
+	in.nr_params = names.nr;
+	in.values = values;
+	in.bytes = shape_of->bytes;
+	*kept = NULL;
+	if (astra_select(&in, sel) < 0) {
+		memset(sel, 0, sizeof(*sel));
+	} else if (sel->nr_kept) {
+		*kept = xcalloc(sel->nr_kept, sizeof(**kept));
+		for (i = 0; i < sel->nr_kept; i++)
+			(*kept)[i] = &p->c[sel->kept[i] - 1];
+	}
+	free(t);
+	free(values);
+	astra_vec_clear(&names);
+	return sel->nr_kept;
+}
+
+/*
+ * The end of the loop: choose the variants to keep from every round's
+ * contenders, judge them again together with fresh seeds, and choose again
+ * from that run's times among those that passed.  Sets the verdict, the
+ * variant(s), the figures and the evidence in res.  Returns 0 (res->reason
+ * set) when nothing is kept, 1 when something is.
+ */
+static int choose_and_confirm(struct loop *l, const struct pool *p, unsigned long long seed,
+			      struct astra_loop_result *res)
+{
+	const struct contender **kept = NULL, **alive = NULL;
+	struct astra_select_result sel, fin;
+	struct astra_verify_opts vo = ASTRA_VERIFY_OPTS_INIT;
+	struct astra_verify_result vr;
+	struct astra_variant *vs;
+	struct astra_timing *t;
+	struct astra_select_input in;
+	struct astra_vec names = ASTRA_VEC_INIT;
+	const char **vnames;
+	double *values = NULL;
+	size_t n, i, c, nalive = 0, big;
+	int ret = 0;
+
+	memset(&fin, 0, sizeof(fin));
+	if (!p->nr || !res->have_evidence) {
+		res->verdict = ASTRA_VERDICT_NO_FASTER;
+		set_reason(res, "no candidate was correct and timed at every shape (%zu tried, %zu accepted)",
+			   res->tried, res->accepted);
+		return 0;
+	}
+	n = choose(p, &res->evidence, &kept, &sel);
+	if (!n) {
+		res->verdict = ASTRA_VERDICT_NO_FASTER;
+		set_reason(res, "no candidate beat the original beyond the noise at any shape (%zu tried, %zu accepted)",
+			   res->tried, res->accepted);
+		astra_select_result_release(&sel);
+		return 0;
+	}
+	{
+		/* The log: per case the version that runs, and the original's and the kept ones' times. */
+		struct astra_timing *tt = xcalloc((1 + n) * p->nr_cases, sizeof(*tt));
+		size_t *at = xcalloc(p->nr_cases, sizeof(size_t)), j;
+		for (c = 0; c < p->nr_cases; c++) {
+			tt[c] = p->ref[c];
+			for (j = 0; j < n; j++)
+				if (sel.choice[c] == sel.kept[j])
+					at[c] = j + 1;
+		}
+		for (j = 0; j < n; j++)
+			for (c = 0; c < p->nr_cases; c++)
+				tt[(j + 1) * p->nr_cases + c] = kept[j]->t[c];
+		log_choice(&res->log, "chosen", &res->evidence, tt, 1 + n, at, kept);
+		free(at);
+		free(tt);
+	}
+
+	/* Confirm: the kept variants together, fresh seeds, a fresh process. */
+	vs = xcalloc(n, sizeof(*vs));
+	vnames = xcalloc(n, sizeof(*vnames));
+	for (i = 0; i < n; i++) {
+		copy_variant(&vs[i], &kept[i]->v);
+		vnames[i] = vs[i].origin;
+	}
+	progress(l->opts, l->k, res->rounds, n, sel.speedup, "confirming");
+	vo.nvcc = l->opts->nvcc;
+	vo.seed = seed ^ 0xc0ffeeull;
+	memset(&vr, 0, sizeof(vr));
+	if (judge(l->opts, l->tu, l->k, l->cl, vs, vnames, n, &vo, &vr) < 0 || !vr.ran || vr.nr_cands != n ||
+	    !timed_everywhere(&vr, vr.baseline)) {
+		res->verdict = ASTRA_VERDICT_NO_FASTER;
+		set_reason(res, "the chosen variant%s did not confirm: %s", n == 1 ? "" : "s",
+			   vr.not_run ? vr.not_run : "the confirming run did not time every shape");
+		goto done;
+	}
+	/* Those that pass the whole protocol again, timed at every shape. */
+	alive = xcalloc(n, sizeof(*alive));
+	for (i = 0; i < n; i++) {
+		const struct astra_cand_result *cr = &vr.cands[i];
+		if (cr->verdict == ASTRA_CAND_ACCEPTED && !cr->measurement_error && timed_everywhere(&vr, cr->cases))
+			alive[nalive++] = kept[i];
+		else
+			astra_vec_pushf(&res->log, "confirming: %s dropped: %s", vs[i].origin ? vs[i].origin : "?",
+					cr->verdict != ASTRA_CAND_ACCEPTED ? (cr->reason ? cr->reason : "rejected")
+					: cr->measurement_error ? "timing above the device ceiling"
+					: "not timed at every shape");
+	}
+	/* Choose again, from the confirming run alone. */
+	t = xcalloc((1 + nalive) * vr.nr_cases, sizeof(*t));
+	for (c = 0; c < vr.nr_cases; c++)
+		t[c] = vr.baseline[c].timing;
+	for (i = 0, nalive = 0; i < n; i++)
+		if (nalive < n && alive[nalive] == kept[i]) {
+			for (c = 0; c < vr.nr_cases; c++)
+				t[(nalive + 1) * vr.nr_cases + c] = vr.cands[i].cases[c].timing;
+			nalive++;
+		}
+	dispatch_params(&vr, &names, &values);
+	in.nr_cases = vr.nr_cases;
+	in.nr_versions = 1 + nalive;
+	in.timing = t;
+	in.nr_params = names.nr;
+	in.values = values;
+	in.bytes = vr.bytes;
+	if (astra_select(&in, &fin) < 0 || !fin.nr_kept) {
+		res->verdict = ASTRA_VERDICT_NO_FASTER;
+		set_reason(res, "the chosen variant%s did not confirm: %s", n == 1 ? "" : "s",
+			   nalive ? "the confirming run found no shape where one beats the original beyond the noise"
+				  : "none passed the protocol again");
+		free(t);
+		goto done;
+	}
+	log_choice(&res->log, "confirmed", &vr, t, 1 + nalive, fin.choice, alive);
+	free(t);
+
+	res->verdict = ASTRA_VERDICT_FASTER;
+	res->speedup = fin.speedup;
+	res->speedup_largest = fin.speedup_largest;
+	big = fin.largest;
+	res->baseline_us = vr.baseline[big].prof.time_us;
+	res->baseline_bw_frac = vr.baseline[big].prof.bw_frac;
+	{
+		/* The index in vr.cands of each version of fin (0: the original). */
+		size_t *cand_of = xcalloc(1 + nalive, sizeof(size_t)), j = 0;
+		const struct astra_case_result *at;
+		for (i = 0; i < n; i++)
+			if (j < nalive && alive[j] == kept[i])
+				cand_of[1 + j++] = i;
+		at = fin.choice[big] ? &vr.cands[cand_of[fin.choice[big]]].cases[big] : &vr.baseline[big];
+		res->best_us = at->prof.time_us;
+		res->best_bw_frac = at->prof.bw_frac;
+		res->dispatch = fin.dispatch;
+		res->variants = xcalloc(fin.nr_kept, sizeof(*res->variants));
+		res->evidence_cand = xcalloc(fin.nr_kept, sizeof(size_t));
+		for (i = 0; i < fin.nr_kept; i++) {
+			res->evidence_cand[i] = cand_of[fin.kept[i]];
+			copy_variant(&res->variants[res->nr_variants++], &alive[fin.kept[i] - 1]->v);
+		}
+		/* Per case: 0 the original, i the variant variants[i - 1]. */
+		res->choice = xcalloc(vr.nr_cases, sizeof(size_t));
+		for (c = 0; c < vr.nr_cases; c++)
+			for (i = 0; i < fin.nr_kept; i++)
+				if (fin.choice[c] == fin.kept[i])
+					res->choice[c] = i + 1;
+		i = res->choice[big] ? res->choice[big] - 1 : 0;
+		copy_variant(&res->best, &res->variants[i]);
+		free(cand_of);
+	}
+	if (res->dispatch) {
+		astra_vec_pushv(&res->params, names.v, names.nr);
+		astra_vec_pushf(&res->log, "confirmed: %zu variant%s chosen per launch by %s%s, %.3fx", fin.nr_kept,
+				fin.nr_kept == 1 ? "" : "s", names.nr ? names.v[0] : "?", names.nr > 1 ? ", ..." : "",
+				res->speedup);
+	} else {
+		astra_vec_pushf(&res->log, "confirmed: %s, %.3fx", res->best.origin ? res->best.origin : "?",
+				res->speedup);
+	}
+	ret = 1;
+done:
+	res->gpu_wait_seconds += vr.gpu_wait_seconds;
+	if (res->have_evidence)
+		astra_verify_result_release(&res->evidence);
+	res->evidence = vr;
+	res->have_evidence = 1;
+	for (i = 0; i < n; i++)
+		astra_variant_release(&vs[i]);
+	free(vs);
+	free(vnames);
+	free(kept);
+	free(alive);
+	free(values);
+	astra_vec_clear(&names);
+	astra_select_result_release(&sel);
+	astra_select_result_release(&fin);
+	return ret;
+}
+
 int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, const struct astra_cmdline *cl,
 		   const struct astra_loop_opts *opts, struct astra_loop_result *res)
 {
@@ -205,8 +603,10 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 	size_t last_n = 0;
 	struct loop l = { tu, k, cl, opts };
 	unsigned long long seed = 0x5eed0000ull;
+	struct pool pool;
 
 	astra_loop_result_init(res);
+	memset(&pool, 0, sizeof(pool));
 	if (max_rounds < 1)
 		max_rounds = 1;
 	/*
@@ -310,11 +710,16 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		vo.no_run = opts->no_run;
 		vo.seed = seed + (unsigned long long)round;
 		memset(&vr, 0, sizeof(vr));
-		ret = astra_verify(tu, k, cl, cands, names, n, &vo, &vr);
+		ret = judge(opts, tu, k, cl, cands, names, n, &vo, &vr);
 		res->gpu_wait_seconds += vr.gpu_wait_seconds;
 		if (ret < 0 || !vr.compiled || vr.setup_check || !vr.ran) {
-			for (i = 0; i < vr.nr_cands; i++)
-				if (vr.cands[i].check == NULL || strcmp(vr.cands[i].check, "compile"))
+			/*
+			 * Compiled: the candidates that are in the program that
+			 * compiled (none when the test itself does not build; not
+			 * those the gates, the compiler or the geometry rejected).
+			 */
+			for (i = 0; i < vr.nr_cands && vr.compiled && !vr.setup_check; i++)
+				if (vr.cands[i].verdict != ASTRA_CAND_REJECTED)
 					res->compiled++;
 			if (vr.setup_check) {
 				res->verdict = ASTRA_VERDICT_FAILED;
@@ -364,7 +769,8 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 			if (c->verdict == ASTRA_CAND_ACCEPTED)
 				astra_vec_pushf(&res->log, "round %d: %s: accepted, %.3fx (%.3fx at the largest shape)%s%s",
 						round, cands[i].origin ? cands[i].origin : "?", c->speedup,
-						c->speedup_largest, ok ? "" : "; not eligible: ", ok ? "" : why);
+						c->speedup_largest, !why ? "" : ok ? "; " : "; not eligible: ",
+						why ? why : "");
 			else
 				astra_vec_pushf(&res->log, "round %d: %s: %s: %s", round,
 						cands[i].origin ? cands[i].origin : "?", c->check ? c->check : "rejected",
@@ -384,6 +790,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 			if (c->speedup > best_seen)
 				best_seen = c->speedup;
 		}
+		pool_add_round(&pool, &vr, cands, round);
 		for (i = 0; i < n; i++)
 			astra_variant_release(&cands[i]);
 		free(cands);
@@ -405,56 +812,16 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		}
 	}
 
-	if (!best.text) {
-		res->verdict = ASTRA_VERDICT_NO_FASTER;
-		set_reason(res, "no candidate was correct and faster at every shape (%zu tried, %zu accepted)",
-			   res->tried, res->accepted);
-		goto out;
-	}
-
-	/* Confirm: the best alone, fresh seeds, a fresh process. */
-	{
-		struct astra_verify_opts vo = ASTRA_VERIFY_OPTS_INIT;
-		struct astra_verify_result vr;
-		const char *names[1] = { best.origin };
-		const char *why = NULL;
-		progress(opts, k, res->rounds, 1, best_speedup, "confirming");
-		vo.nvcc = opts->nvcc;
-		vo.seed = seed ^ 0xc0ffeeull;
-		memset(&vr, 0, sizeof(vr));
-		if (astra_verify(tu, k, cl, &best, names, 1, &vo, &vr) == 0 && vr.ran && vr.nr_cands == 1 &&
-		    eligible(&vr, &vr.cands[0], &why)) {
-			size_t big = largest_case(&vr);
-			res->verdict = ASTRA_VERDICT_FASTER;
-			res->speedup = vr.cands[0].speedup;
-			res->speedup_largest = vr.cands[0].speedup_largest;
-			res->baseline_us = vr.baseline[big].prof.time_us;
-			res->baseline_bw_frac = vr.baseline[big].prof.bw_frac;
-			res->best_us = vr.cands[0].cases[big].prof.time_us;
-			res->best_bw_frac = vr.cands[0].cases[big].prof.bw_frac;
-			res->best = best;
-			memset(&best, 0, sizeof(best));
-			astra_vec_pushf(&res->log, "confirmed: %s, %.3fx", res->best.origin ? res->best.origin : "?",
-					res->speedup);
-		} else {
-			res->verdict = ASTRA_VERDICT_NO_FASTER;
-			set_reason(res, "the best candidate (%s, %.3fx) did not confirm: %s",
-				   best.origin ? best.origin : "?", best_speedup,
-				   vr.nr_cands ? (why ? why : "rejected") : (vr.not_run ? vr.not_run : "not run"));
-			astra_vec_pushf(&res->log, "%s", res->reason);
-		}
-		res->gpu_wait_seconds += vr.gpu_wait_seconds;
-		if (res->have_evidence)
-			astra_verify_result_release(&res->evidence);
-		res->evidence = vr;
-		res->have_evidence = 1;
-	}
+	if (choose_and_confirm(&l, &pool, seed, res) == 0)
+		astra_vec_pushf(&res->log, "%s", res->reason);
 
 out:
 	res->seconds = astra_now() - t0;
 	progress(opts, k, res->rounds, res->tried, res->verdict == ASTRA_VERDICT_FASTER ? res->speedup : 1.0,
 		 astra_verdict_name(res->verdict));
 	astra_variant_release(&best);
+	report_contenders(&pool, res);
+	pool_release(&pool);
 	release_history(hist, nr_hist);
 	for (i = 0; i < nr_ops; i++) {
 		if (ops[i]->transcript && !res->transcript)
@@ -465,20 +832,63 @@ out:
 	return 0;
 }
 
+const struct astra_timing *astra_loop_version_timing(const struct astra_loop_result *res, size_t i, size_t c)
+{
+	const struct astra_verify_result *v = &res->evidence;
+	const struct astra_cand_result *cr;
+	if (!res->have_evidence || c >= v->nr_cases)
+		return NULL;
+	if (!i)
+		return v->baseline[c].timed ? &v->baseline[c].timing : NULL;
+	if (!res->evidence_cand || res->evidence_cand[i - 1] >= v->nr_cands)
+		return NULL;
+	cr = &v->cands[res->evidence_cand[i - 1]];
+	return cr->cases && cr->cases[c].timed ? &cr->cases[c].timing : NULL;
+}
+
+static double rel_spread(const struct astra_timing *t)
+{
+	return t && t->median > 0 ? (t->q75 - t->q25) / t->median : 0;
+}
+
 void astra_loop_fill_entry(const struct astra_loop_result *res, const struct astra_loop_opts *opts,
 			   struct astra_entry *e)
 {
 	const struct astra_verify_result *v = res->have_evidence ? &res->evidence : NULL;
-	size_t i;
+	int faster = res->verdict == ASTRA_VERDICT_FASTER && res->nr_variants;
+	size_t i, j;
 	unsigned set = optimizer_set(opts);
 
 	e->verdict = res->verdict;
 	free(e->reason);
 	e->reason = res->reason ? xstrdup(res->reason) : NULL;
-	if (res->verdict == ASTRA_VERDICT_FASTER && res->best.text) {
+	if (faster && !res->dispatch) {
 		astra_entry_set_variant(e, res->best.text, strlen(res->best.text));
 		free(e->origin);
 		e->origin = res->best.origin ? xstrdup(res->best.origin) : NULL;
+	} else if (faster) {
+		/* A variant set: format 2 (cache/manifest.h). */
+		for (i = 0; i < res->nr_variants; i++)
+			astra_entry_add_variant(e, res->variants[i].text, strlen(res->variants[i].text),
+						res->variants[i].origin);
+		for (i = 0; i < res->params.nr; i++)
+			astra_entry_add_param(e, res->params.v[i]);
+		for (i = 0; v && i < v->nr_cases; i++) {
+			double *val = xcalloc(res->params.nr + 1, sizeof(double));
+			double *med = xcalloc(res->nr_variants + 1, sizeof(double));
+			double *spr = xcalloc(res->nr_variants + 1, sizeof(double));
+			for (j = 0; j < res->params.nr; j++)
+				astra_verify_dim(v, i, res->params.v[j], &val[j]);
+			for (j = 0; j <= res->nr_variants; j++) {
+				const struct astra_timing *t = astra_loop_version_timing(res, j, i);
+				med[j] = t ? t->median : 0;
+				spr[j] = rel_spread(t);
+			}
+			astra_entry_add_point(e, v->labels[i], val, (int)res->choice[i], med, spr);
+			free(val);
+			free(med);
+			free(spr);
+		}
 	}
 	e->speedup = res->verdict == ASTRA_VERDICT_FASTER ? res->speedup : 1.0;
 	e->seconds = res->seconds;
@@ -490,14 +900,14 @@ void astra_loop_fill_entry(const struct astra_loop_result *res, const struct ast
 		free(e->driver);
 		e->driver = xasprintf("%d.%d", v->driver / 1000, (v->driver % 1000) / 10);
 		for (i = 0; i < v->nr_cases; i++) {
-			const struct astra_timing *b = &v->baseline[i].timing;
+			const struct astra_timing *b = astra_loop_version_timing(res, 0, i), *c;
 			astra_entry_add_shape(e, v->labels[i]);
-			if (v->nr_cands == 1 && v->cands[0].cases && v->cands[0].cases[i].timed) {
-				const struct astra_timing *c = &v->cands[0].cases[i].timing;
-				astra_entry_add_timing(e, v->labels[i], b->median,
-						       b->median > 0 ? (b->q75 - b->q25) / b->median : 0, c->median,
-						       c->median > 0 ? (c->q75 - c->q25) / c->median : 0);
-			}
+			/* Baseline and the version that runs at the shape. */
+			if (!faster || !b)
+				continue;
+			c = astra_loop_version_timing(res, res->dispatch ? res->choice[i] : 1, i);
+			if (c)
+				astra_entry_add_timing(e, v->labels[i], b->median, rel_spread(b), c->median, rel_spread(c));
 		}
 	}
 }

@@ -21,6 +21,7 @@
 
 #include "agents/captured.h"
 #include "agents/evidence.h"
+#include "agents/gpus.h"
 #include "agents/loop.h"
 #include "agents/progress.h"
 #include "agents/warmup.h"
@@ -36,6 +37,7 @@
 #include "cache/lock.h"
 #include "cache/queue.h"
 #include "cache/stats.h"
+#include "cache/storage.h"
 #include "cache/store.h"
 #include "front/extract.h"
 #include "rules/explain.h"
@@ -55,9 +57,16 @@ struct opts {
 	int max_rounds;
 	const char *json_out;
 	const char *nvcc;
-	struct astra_gpu gpu;
+	struct astra_gpu gpu;     /* the worker's GPU (the first one in the parent) */
+	struct astra_gpu *gpus;   /* the GPUs of this warmup, one worker each at least */
+	size_t nr_gpus;
+	int cc;                   /* the keys' architecture: the GPU's, --arch's or 90 */
+	int plan;
 	char *gpu_lock;
 };
+
+/* In a worker: the nvidia-smi index of its GPU, put in every row; -1 without. */
+static int worker_gpu = -1;
 
 static void job_release(struct job *j)
 {
@@ -146,6 +155,37 @@ static int load_compile_commands(const char *where, const char *nvcc, struct job
 	return 0;
 }
 
+/*
+ * In a run without a GPU: the candidates that the gates, the compiler or
+ * the geometry check rejected, in the row ("rejected": [{candidate,
+ * check, reason}]) and one line each on stdout.  They are the optimizer's
+ * mistakes (or the harness's), visible before any GPU time is spent.
+ */
+static void note_rejected(struct astra_json *row, const struct astra_loop_result *res, const char *prefix,
+			  const char *kernel)
+{
+	struct astra_json *arr = astra_json_set_array(row, "rejected");
+	size_t i;
+	if (!res->have_evidence)
+		return;
+	for (i = 0; i < res->evidence.nr_cands; i++) {
+		const struct astra_cand_result *c = &res->evidence.cands[i];
+		struct astra_json *r;
+		char *first;
+		if (c->verdict != ASTRA_CAND_REJECTED)
+			continue;
+		first = xstrndup(c->reason ? c->reason : "", strcspn(c->reason ? c->reason : "", "\n"));
+		r = astra_json_new_object();
+		astra_json_set_str(r, "candidate", c->name ? c->name : "?");
+		astra_json_set_str(r, "check", c->check ? c->check : "?");
+		astra_json_set_str(r, "reason", first);
+		astra_json_push(arr, r);
+		printf("%s %s: candidate %s rejected (%s): %s\n", prefix, kernel, c->name ? c->name : "?",
+		       c->check ? c->check : "?", first);
+		free(first);
+	}
+}
+
 /* ------------------------------------------------------------ worker */
 
 static const char *kernel_types(const struct astra_kernel *k, struct astra_buf *b)
@@ -182,6 +222,8 @@ static struct astra_json *new_row(const struct job *j, const struct astra_kernel
 		astra_json_set_str(row, "types", kernel_types(k, &types));
 	}
 	astra_json_set_str(row, "status", status);
+	if (worker_gpu >= 0)
+		astra_json_set_num(row, "gpu", worker_gpu);
 	astra_buf_release(&types);
 	return row;
 }
@@ -199,6 +241,37 @@ static void fill_from_entry(struct astra_json *row, const struct astra_entry *e)
 		astra_json_set_num(row, "baseline_us", t->baseline_us);
 		astra_json_set_num(row, "best_us", t->variant_us);
 	}
+	if (astra_entry_is_dispatch(e)) {
+		/* A variant set: what the loop's row says (variants, parameters, per-shape choice). */
+		struct astra_json *vs = astra_json_set_array(row, "variants"), *ps, *cases;
+		struct astra_buf all = ASTRA_BUF_INIT;
+		size_t i, j;
+		for (i = 0; i < e->nr_variants; i++) {
+			const char *o = e->variants[i].origin ? e->variants[i].origin : "?";
+			astra_json_push_str(vs, o);
+			astra_buf_addf(&all, "%sv%zu %s", i ? "; " : "", i + 1, o);
+		}
+		astra_json_set_str(row, "rules", all.buf);
+		astra_buf_release(&all);
+		astra_json_set_bool(row, "dispatch", 1);
+		ps = astra_json_set_array(row, "dispatch_params");
+		for (i = 0; i < e->nr_params; i++)
+			astra_json_push_str(ps, e->params[i]);
+		cases = astra_json_set_array(row, "cases");
+		for (i = 0; i < e->nr_points; i++) {
+			const struct astra_entry_point *p = &e->points[i];
+			struct astra_json *c = astra_json_new_object(), *t;
+			astra_json_set_str(c, "shape", p->shape);
+			astra_json_set_num(c, "baseline_us", p->median_us[0]);
+			astra_json_set_str(c, "runs",
+					   p->choice ? astra_json_str(astra_json_at(vs, (size_t)p->choice - 1)) : "original");
+			astra_json_set_num(c, "variant_us", p->median_us[p->choice]);
+			t = astra_json_set_array(c, "versions_us");
+			for (j = 0; j <= e->nr_variants; j++)
+				astra_json_push_num(t, p->median_us[j]);
+			astra_json_push(cases, c);
+		}
+	}
 }
 
 static void fill_from_loop(struct astra_json *row, const struct astra_loop_result *r)
@@ -212,8 +285,18 @@ static void fill_from_loop(struct astra_json *row, const struct astra_loop_resul
 	astra_json_set_num(row, "best_us", r->verdict == ASTRA_VERDICT_FASTER ? r->best_us : r->baseline_us);
 	astra_json_set_num(row, "baseline_bw_frac", r->baseline_bw_frac);
 	astra_json_set_num(row, "best_bw_frac", r->verdict == ASTRA_VERDICT_FASTER ? r->best_bw_frac : r->baseline_bw_frac);
-	if (r->best.origin)
+	if (r->verdict == ASTRA_VERDICT_FASTER && r->dispatch) {
+		/* A variant set: every variant, chosen per launch. */
+		struct astra_buf all = ASTRA_BUF_INIT;
+		for (i = 0; i < r->nr_variants; i++)
+			astra_buf_addf(&all, "%sv%zu %s", i ? "; " : "", i + 1,
+				       r->variants[i].origin ? r->variants[i].origin : "?");
+		astra_buf_adds(&all, " (chosen per launch)");
+		astra_json_set_str(row, "rules", all.buf);
+		astra_buf_release(&all);
+	} else if (r->best.origin) {
 		astra_json_set_str(row, "rules", r->best.origin);
+	}
 	astra_json_set_num(row, "rounds", r->rounds);
 	astra_json_set_num(row, "seconds", r->seconds);
 	astra_json_set_num(row, "gpu_wait_seconds", r->gpu_wait_seconds);
@@ -225,19 +308,61 @@ static void fill_from_loop(struct astra_json *row, const struct astra_loop_resul
 	log = astra_json_set_array(row, "log");
 	for (i = 0; i < r->log.nr; i++)
 		astra_json_push_str(log, r->log.v[i]);
+	if (r->verdict == ASTRA_VERDICT_FASTER) {
+		struct astra_json *vs = astra_json_set_array(row, "variants");
+		for (i = 0; i < r->nr_variants; i++)
+			astra_json_push_str(vs, r->variants[i].origin ? r->variants[i].origin : "?");
+		astra_json_set_bool(row, "dispatch", r->dispatch);
+		if (r->dispatch) {
+			struct astra_json *ps = astra_json_set_array(row, "dispatch_params");
+			for (i = 0; i < r->params.nr; i++)
+				astra_json_push_str(ps, r->params.v[i]);
+		}
+	}
+	if (r->nr_contenders) {
+		/* Every candidate that passed, with its times per shape (scaled to the first round's baseline). */
+		struct astra_json *cs = astra_json_set_array(row, "contenders"), *b;
+		size_t j;
+		b = astra_json_set_array(row, "contender_baseline_us");
+		for (j = 0; j < r->nr_contender_cases; j++)
+			astra_json_push_num(b, r->contender_baseline_us[j]);
+		for (i = 0; i < r->nr_contenders; i++) {
+			struct astra_json *c = astra_json_new_object(), *us;
+			astra_json_set_str(c, "origin", r->contenders[i].origin);
+			astra_json_set_num(c, "round", r->contenders[i].round);
+			us = astra_json_set_array(c, "us");
+			for (j = 0; j < r->nr_contender_cases; j++)
+				astra_json_push_num(us, r->contenders[i].us[j]);
+			astra_json_set_str(c, "text", r->contenders[i].text);
+			astra_json_push(cs, c);
+		}
+	}
 	if (r->have_evidence && r->evidence.nr_cases) {
 		const struct astra_verify_result *v = &r->evidence;
 		struct astra_json *cases = astra_json_set_array(row, "cases");
 		for (i = 0; i < v->nr_cases; i++) {
 			struct astra_json *c = astra_json_new_object();
+			const struct astra_timing *b = astra_loop_version_timing(r, 0, i), *t;
 			astra_json_set_str(c, "shape", v->labels[i]);
 			astra_json_set_num(c, "bytes", v->bytes[i]);
-			if (v->baseline && v->baseline[i].timed)
-				astra_json_set_num(c, "baseline_us", v->baseline[i].timing.median);
-			if (v->nr_cands == 1 && v->cands[0].cases && v->cands[0].cases[i].timed) {
-				astra_json_set_num(c, "variant_us", v->cands[0].cases[i].timing.median);
-				astra_json_set_num(c, "speedup", v->cands[0].cases[i].speedup);
-				astra_json_set_num(c, "cmp", v->cands[0].cases[i].cmp);
+			if (b)
+				astra_json_set_num(c, "baseline_us", b->median);
+			if (r->verdict == ASTRA_VERDICT_FASTER && r->choice) {
+				/* The version that runs at this shape, and every kept version's time there. */
+				size_t w = r->choice[i], j;
+				struct astra_json *times = astra_json_set_array(c, "versions_us");
+				t = astra_loop_version_timing(r, w, i);
+				astra_json_set_str(c, "runs", w ? (r->variants[w - 1].origin ? r->variants[w - 1].origin : "?")
+							  : "original");
+				for (j = 0; j <= r->nr_variants; j++) {
+					const struct astra_timing *x = astra_loop_version_timing(r, j, i);
+					astra_json_push_num(times, x ? x->median : 0);
+				}
+				if (b && t) {
+					astra_json_set_num(c, "variant_us", t->median);
+					astra_json_set_num(c, "speedup", t->median > 0 ? b->median / t->median : 0);
+					astra_json_set_num(c, "cmp", w ? astra_profile_compare(b, t, NULL) : 0);
+				}
 			}
 			astra_json_push(cases, c);
 		}
@@ -328,7 +453,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		free(s);
 	}
 	astra_key_nvcc_version(o->nvcc, astra_config_str(ASTRA_CFG_DIR), &version);
-	arch = o->gpu.present ? xasprintf("sm_%d", o->gpu.cc) : xstrdup("sm_90");
+	arch = xasprintf("sm_%d", o->cc);
 	cache = astra_cache_open(NULL);
 	/* Kernels completed from their captures (agents/captured.h), released with the TU. */
 	copies = xcalloc(tu.nr_kernels ? tu.nr_kernels : 1, sizeof(*copies));
@@ -382,12 +507,48 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		lo.progress = astra_progress_loop;
 		lo.progress_data = o->prog;
 
+		if (o->plan) {
+			/* A work item for the cluster, unless the (shared) cache has it. */
+			struct astra_json *argv;
+			size_t a;
+			astra_entry_init(&e);
+			if (astra_cache_lookup(cache, key.hex, o->cc, &e) == 1) {
+				row = new_row(j, k, "cached");
+				fill_from_entry(row, &e);
+				astra_entry_release(&e);
+			} else {
+				row = new_row(j, k, "planned");
+			}
+			astra_json_set_str(row, "key", key.hex);
+			astra_json_set_num(row, "cc", o->cc);
+			astra_json_set_str(row, "cwd", j->cwd);
+			argv = astra_json_set_array(row, "argv");
+			for (a = 0; a < j->argv.nr; a++)
+				astra_json_push_str(argv, j->argv.v[a]);
+			emit_row(out, row);
+			continue;
+		}
+
 		if (!o->gpu.present || o->no_run) {
 			printf("%s %s (%s:%u): rules that apply:\n", prefix, k->name, k->file, k->line);
 			explain_kernel(k, o->gpu.present ? o->gpu.cc : 90);
 			lo.no_run = 1;
 			lo.max_rounds = 1;
 			astra_loop_run(&tu, k, &cl, &lo, &res);
+			if (res.verdict == ASTRA_VERDICT_FAILED) {
+				/* The test program itself does not build: nothing was compiled, say why. */
+				row = new_row(j, k, "failed");
+				astra_json_set_num(row, "tried", (double)res.tried);
+				astra_json_set_num(row, "compiled", (double)res.compiled);
+				astra_json_set_str(row, "reason", res.reason ? res.reason : "the test program could not be built");
+				printf("%s %s: %zu candidate%s generated; the test program could not be built: %s\n", prefix,
+				       k->name, res.tried, res.tried == 1 ? "" : "s",
+				       res.reason ? res.reason : "(no reason given)");
+				fflush(stdout);
+				emit_row(out, row);
+				astra_loop_result_release(&res);
+				continue;
+			}
 			row = new_row(j, k, "not-run");
 			astra_json_set_num(row, "tried", (double)res.tried);
 			astra_json_set_num(row, "compiled", (double)res.compiled);
@@ -395,6 +556,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			printf("%s %s: %zu candidate%s generated, %zu compiled with nvcc; not verified: %s\n", prefix, k->name,
 			       res.tried, res.tried == 1 ? "" : "s", res.compiled,
 			       o->gpu.present ? "--no-run" : "no GPU on this machine (verification runs the kernels)");
+			note_rejected(row, &res, prefix, k->name);
 			fflush(stdout);
 			emit_row(out, row);
 			astra_loop_result_release(&res);
@@ -472,6 +634,47 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 
 /* ------------------------------------------------------------ parent */
 
+/*
+ * For a kernel whose launcher chooses per launch: which version runs at
+ * each tested shape, with the confirming run's time of the original and
+ * of every kept variant there.
+ */
+static void print_winners(const struct astra_json *r)
+{
+	const struct astra_json *cases = astra_json_get(r, "cases"), *vs = astra_json_get(r, "variants");
+	const struct astra_json *ps = astra_json_get(r, "dispatch_params");
+	size_t i, j, w = 0;
+	if (!astra_json_get_bool(r, "dispatch", 0))
+		return;
+	printf("\n%s: %zu variants and the original, chosen per launch by", astra_json_get_str(r, "kernel"),
+	       astra_json_len(vs));
+	for (i = 0; i < astra_json_len(ps); i++)
+		printf("%s %s", i ? "," : "", astra_json_str(astra_json_at(ps, i)));
+	printf(":\n");
+	for (i = 0; i < astra_json_len(vs); i++)
+		printf("  v%zu = %s\n", i + 1, astra_json_str(astra_json_at(vs, i)));
+	for (i = 0; i < astra_json_len(cases); i++)
+		if (strlen(astra_json_get_str(astra_json_at(cases, i), "shape")) > w)
+			w = strlen(astra_json_get_str(astra_json_at(cases, i), "shape"));
+	for (i = 0; i < astra_json_len(cases); i++) {
+		const struct astra_json *c = astra_json_at(cases, i), *t = astra_json_get(c, "versions_us");
+		const char *runs = astra_json_get_str(c, "runs");
+		char who[32] = "original";
+		for (j = 0; j < astra_json_len(vs); j++)
+			if (runs && !strcmp(runs, astra_json_str(astra_json_at(vs, j))))
+				snprintf(who, sizeof(who), "v%zu", j + 1);
+		printf("  %-*s  runs %-8s (", (int)w, astra_json_get_str(c, "shape"), who);
+		for (j = 0; j < astra_json_len(t); j++) {
+			if (j)
+				printf(", v%zu", j);
+			else
+				printf("original");
+			printf(" %.1f us", astra_json_num(astra_json_at(t, j), 0));
+		}
+		printf(")\n");
+	}
+}
+
 static void print_table(struct astra_json **rows, size_t n, const struct opts *o)
 {
 	size_t i;
@@ -506,12 +709,100 @@ static void print_table(struct astra_json **rows, size_t n, const struct opts *o
 		       !strcmp(status, "optimized") || !strcmp(status, "cached") ? (rules ? rules : status) : status,
 		       reason && strcmp(status, "optimized") ? ": " : "", reason && strcmp(status, "optimized") ? reason : "");
 	}
+	for (i = 0; i < n; i++)
+		print_winners(rows[i]);
 	if (wait >= 1)
 		printf("\nThe times include %.0f s in all spent waiting for the GPU while other kernels ran on it.\n", wait);
-	if (!o->gpu.present)
+	if (!o->gpu.present && !o->plan)
 		printf("\nNo GPU here: the kernels were found, the rules' candidates were generated and compiled,\n"
 		       "but nothing was verified or timed, and nothing was stored.  Run the same command on a\n"
 		       "machine with a GPU to optimize.\n");
+}
+
+void astra_warmup_print_table(struct astra_json **rows, size_t n, int gpu_present)
+{
+	struct opts o;
+	memset(&o, 0, sizeof(o));
+	o.gpu.present = gpu_present;
+	print_table(rows, n, &o);
+}
+
+/* Jobs for explicit items (the queue's, a plan's): each names its kernel. */
+static void add_items(const struct astra_warmup_item *items, size_t n, const char *nvcc, struct job **jobs,
+		      size_t *nr, size_t *alloc)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		struct job j = { 0 };
+		astra_vec_init(&j.argv);
+		astra_vec_pushv(&j.argv, items[i].argv.v, items[i].argv.nr);
+		if (j.argv.nr)
+			astra_vec_set(&j.argv, 0, nvcc);
+		j.cwd = xstrdup(items[i].cwd);
+		j.file = xstrdup(items[i].source);
+		j.only_kernel = xstrdup(items[i].kernel);
+		ALLOC_GROW(*jobs, *nr + 1, *alloc);
+		(*jobs)[(*nr)++] = j;
+	}
+}
+
+/*
+ * The GPUs of this warmup (all, or --gpus), and the keys' architecture.
+ * Returns 0, or -1 after saying why (a --gpus that names no GPU here, an
+ * --arch that is not this GPU's).
+ */
+static int choose_gpus(const struct astra_warmup_request *rq, struct opts *o)
+{
+	struct astra_gpu *all = NULL;
+	size_t nall = 0;
+	char why[256] = "";
+	char *err = NULL;
+	int r;
+
+	memset(&o->gpu, 0, sizeof(o->gpu));
+	o->gpu.index = -1;
+	if (rq->plan) {
+		/* Planning needs no GPU: only the architecture the keys are for. */
+		if (!rq->cc)
+			astra_gpu_probe(o->nvcc, &o->gpu);
+		o->cc = rq->cc ? rq->cc : o->gpu.present ? o->gpu.cc : 90;
+		memset(&o->gpu, 0, sizeof(o->gpu));
+		o->gpu.index = -1;
+		return 0;
+	}
+	astra_gpu_list(o->nvcc, &all, &nall, why, sizeof(why));
+	if (!nall) {
+		astra_gpu_probe(o->nvcc, &o->gpu);
+		if (rq->gpus && strcmp(rq->gpus, "all")) {
+			fprintf(stderr, "%s: --gpus %s: %s\n", astra_progname, rq->gpus, o->gpu.why);
+			return -1;
+		}
+		o->cc = rq->cc ? rq->cc : 90;
+		return 0;
+	}
+	o->gpus = xcalloc(nall, sizeof(*o->gpus));
+	r = astra_gpus_select(all, nall, rq->gpus, o->gpus, &err);
+	free(all);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", astra_progname, err);
+		free(err);
+		return -1;
+	}
+	o->nr_gpus = (size_t)r;
+	o->gpu = o->gpus[0];
+	o->cc = o->gpu.cc;
+	if (rq->cc && rq->cc != o->cc) {
+		fprintf(stderr, "%s: the kernels are to be optimized for sm_%d, but %s is sm_%d\n", astra_progname,
+			rq->cc, o->gpu.name, o->cc);
+		return -1;
+	}
+	for (r = 1; r < (int)o->nr_gpus; r++)
+		if (o->gpus[r].cc != o->cc) {
+			fprintf(stderr, "%s: the GPUs are of different architectures (sm_%d, sm_%d): choose one kind "
+				"with --gpus\n", astra_progname, o->cc, o->gpus[r].cc);
+			return -1;
+		}
+	return 0;
 }
 
 int astra_warmup_run(const struct astra_warmup_request *rq)
@@ -527,9 +818,12 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 	int running = 0, failed = 0;
 	size_t next = 0;
 	pid_t *pids;
+	int *busy = NULL;
+	size_t *slot;
 
-	o.jobs = rq->jobs < 1 ? 1 : rq->jobs;
+	o.jobs = rq->jobs;
 	o.no_run = rq->no_run;
+	o.plan = rq->plan;
 	o.progress = rq->progress;
 	o.max_rounds = rq->max_rounds;
 	o.json_out = rq->json_out;
@@ -551,23 +845,14 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 	}
 	if (db && load_compile_commands(db, nvcc, &jobs, &nr, &alloc) < 0)
 		return 1;
-	if (!files->nr && !db) {
+	if (rq->items)
+		add_items(rq->items, rq->nr_items, nvcc, &jobs, &nr, &alloc);
+	else if (!files->nr && !db) {
 		struct astra_cache *c = astra_cache_open(NULL);
 		struct astra_warmup_item *items = NULL;
 		size_t n = 0;
 		if (astra_cache_queue_list(c, &items, &n) == 0) {
-			for (i = 0; i < n; i++) {
-				struct job j = { 0 };
-				astra_vec_init(&j.argv);
-				astra_vec_pushv(&j.argv, items[i].argv.v, items[i].argv.nr);
-				if (j.argv.nr)
-					astra_vec_set(&j.argv, 0, nvcc);
-				j.cwd = xstrdup(items[i].cwd);
-				j.file = xstrdup(items[i].source);
-				j.only_kernel = xstrdup(items[i].kernel);
-				ALLOC_GROW(jobs, nr + 1, alloc);
-				jobs[nr++] = j;
-			}
+			add_items(items, n, nvcc, &jobs, &nr, &alloc);
 			astra_warmup_items_free(items, n);
 		}
 		astra_cache_close(c);
@@ -577,8 +862,29 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		}
 	}
 
-	astra_gpu_probe(o.nvcc, &o.gpu);
-	if (o.gpu.present)
+	if (choose_gpus(rq, &o) < 0) {
+		for (i = 0; i < nr; i++)
+			job_release(&jobs[i]);
+		free(jobs);
+		free(o.gpus);
+		return 2;
+	}
+	if (o.jobs < 1) {
+		/* The CPUs, at most 4, and at least one worker per GPU. */
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		o.jobs = ncpu > 4 ? 4 : ncpu > 0 ? (int)ncpu : 1;
+		if (o.jobs < (int)o.nr_gpus)
+			o.jobs = (int)o.nr_gpus;
+	}
+	if (o.plan)
+		fprintf(stderr, "astra-cc warmup: planning %zu translation unit%s for sm_%d\n", nr, nr == 1 ? "" : "s",
+			o.cc);
+	else if (o.gpu.present && o.nr_gpus > 1) {
+		char *which = astra_gpus_describe(o.gpus, o.nr_gpus);
+		fprintf(stderr, "astra-cc warmup: %zu translation unit%s on %zu GPUs (sm_%d): %s; up to %d at a time\n",
+			nr, nr == 1 ? "" : "s", o.nr_gpus, o.gpu.cc, which, o.jobs);
+		free(which);
+	} else if (o.gpu.present)
 		fprintf(stderr, "astra-cc warmup: %zu translation unit%s on %s (sm_%d), up to %d at a time\n", nr,
 			nr == 1 ? "" : "s", o.gpu.name, o.gpu.cc, o.jobs);
 	else
@@ -594,12 +900,25 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		die_errno("mkdtemp");
 	pids = xcalloc(nr ? nr : 1, sizeof(pid_t));
 	o.prog = astra_progress_start(astra_progress_choose(o.progress), nr);
+	slot = xcalloc(nr ? nr : 1, sizeof(*slot));
+	if (o.nr_gpus && !o.no_run) {
+		busy = xcalloc(o.nr_gpus, sizeof(*busy));
+		/* The GPUs' lock files live there: a fresh cache must take turns too. */
+		struct astra_storage *st = astra_storage_file_open(astra_config_str(ASTRA_CFG_DIR));
+		(void)astra_storage_file_create(st);
+		st->ops->close(st);
+	}
 
 	while (next < nr || running) {
 		while (next < nr && running < o.jobs) {
 			char *path = xasprintf("%s/%zu.jsonl", tmpdir, next);
 			char *prefix = xasprintf("[%zu/%zu]", next + 1, nr);
 			pid_t pid;
+			/* One GPU for the worker's life: the least busy. */
+			if (busy) {
+				slot[next] = astra_gpus_pick(busy, o.nr_gpus);
+				busy[slot[next]]++;
+			}
 			fflush(stdout);
 			fflush(stderr);
 			pid = fork();
@@ -609,6 +928,11 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 				out = fopen(path, "w");
 				if (!out)
 					_exit(3);
+				if (busy) {
+					o.gpu = o.gpus[slot[next]];
+					worker_gpu = o.gpu.index;
+					astra_gpus_enter(&o.gpu, astra_config_str(ASTRA_CFG_DIR));
+				}
 				run_job(&jobs[next], &o, out, prefix);
 				fclose(out);
 				fflush(stdout);
@@ -629,6 +953,11 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 				running--;
 				if (!WIFEXITED(st) || WEXITSTATUS(st))
 					failed++;
+				for (i = 0; busy && i < next; i++)
+					if (pids[i] == w) {
+						busy[slot[i]]--;
+						break;
+					}
 			}
 		}
 	}
@@ -656,6 +985,8 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		astra_buf_release(&b);
 	}
 	rmdir(tmpdir);
+	if (o.plan && rq->plan_rows && rq->plan_rows(rows, nrows, rq->plan_data) < 0)
+		failed++;
 	astra_progress_end(o.prog);
 	print_table(rows, nrows, &o);
 
@@ -668,6 +999,17 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		astra_json_set_str(doc, "device", o.gpu.present ? o.gpu.name : "none");
 		astra_json_set_num(doc, "cc", o.gpu.cc);
 		astra_json_set_str(doc, "driver", o.gpu.driver);
+		if (o.nr_gpus && !o.no_run) {
+			struct astra_json *g = astra_json_set_array(doc, "gpus");
+			for (i = 0; i < o.nr_gpus; i++) {
+				struct astra_json *x = astra_json_new_object();
+				astra_json_set_num(x, "index", o.gpus[i].index);
+				astra_json_set_str(x, "uuid", o.gpus[i].uuid);
+				astra_json_set_str(x, "name", o.gpus[i].name);
+				astra_json_push(g, x);
+			}
+			astra_json_set_num(doc, "jobs", o.jobs);
+		}
 		astra_key_nvcc_version(nvcc, astra_config_str(ASTRA_CFG_DIR), &version);
 		{
 			/* "Cuda compilation tools, release 13.0, V13.0.88" -> "13.0.88" */
@@ -701,6 +1043,9 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		job_release(&jobs[i]);
 	free(jobs);
 	free(pids);
+	free(slot);
+	free(busy);
+	free(o.gpus);
 	free(tmpdir);
 	free(o.gpu_lock);
 	return failed ? 1 : 0;

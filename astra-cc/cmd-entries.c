@@ -19,6 +19,7 @@
 #include "lib/arch.h"
 #include "lib/buf.h"
 #include "lib/json.h"
+#include "passes/dispatch.h"
 
 /* ------------------------------------------------------------ entries */
 
@@ -82,6 +83,15 @@ static void entry_json(struct astra_cache *c, struct astra_json *list, const str
 		astra_json_set_num(o, "last_used", (double)(st.mtime / 1000000000LL));
 		if (e.variant)
 			astra_json_set_str(o, "variant_text", e.variant);
+		if (e.nr_variants) {
+			struct astra_json *vt = astra_json_set_array(o, "variant_texts");
+			size_t i;
+			for (i = 0; i < e.nr_variants; i++) {
+				char *t = xstrndup(e.variants[i].text, e.variants[i].len);
+				astra_json_push_str(vt, t);
+				free(t);
+			}
+		}
 	} else {
 		o = astra_json_new_object();
 		astra_json_set_str(o, "key", f->key);
@@ -95,6 +105,77 @@ static void entry_json(struct astra_cache *c, struct astra_json *list, const str
 	free(path);
 }
 
+/*
+ * Where each version runs, and the confirming run's times at every tested
+ * shape: for a variant set, the variants, the regions of the launch
+ * values each one gets, and per shape every version's median (* marks the
+ * one that runs there); for one variant, its times against the original's.
+ */
+static void show_regions(const struct astra_entry *e)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	size_t i, j, w = 0;
+
+	if (!astra_entry_is_dispatch(e)) {
+		if (e->verdict != ASTRA_VERDICT_FASTER)
+			return;
+		astra_cmd_print_row(0, "regions", "one variant for every shape");
+		if (!e->nr_timings)
+			return;
+		for (i = 0; i < e->nr_timings; i++)
+			if (strlen(e->timings[i].shape) > w)
+				w = strlen(e->timings[i].shape);
+		printf("shapes (median us; * runs there):\n");
+		for (i = 0; i < e->nr_timings; i++)
+			printf("  %-*s  original %.2f   variant %.2f*\n", (int)w, e->timings[i].shape,
+			       e->timings[i].baseline_us, e->timings[i].variant_us);
+		return;
+	}
+	{
+		struct astra_dispatch d;
+		const char *why = "";
+		char **names = xcalloc(e->nr_variants + 1, sizeof(char *));
+		astra_buf_addf(&b, "%zu, chosen per launch by ", e->nr_variants);
+		if (astra_dispatch_from_entry(&d, e, &why) < 0) {
+			astra_buf_addf(&b, "nothing usable (%s)", why);
+			astra_cmd_print_row(0, "variants", b.buf);
+			astra_buf_release(&b);
+			free(names);
+			return;
+		}
+		for (j = 0; j < d.nr_params; j++)
+			astra_buf_addf(&b, "%s%s", j ? ", " : "", d.params[j]);
+		astra_cmd_print_row(0, "variants", b.buf);
+		names[0] = xstrdup("the original");
+		for (i = 0; i < e->nr_variants; i++) {
+			char label[32];
+			snprintf(label, sizeof(label), "v%zu", i + 1);
+			names[i + 1] = xstrdup(label);
+			astra_cmd_print_row(1, label, e->variants[i].origin ? e->variants[i].origin : "?");
+		}
+		astra_buf_reset(&b);
+		astra_dispatch_describe(&d, (const char *const *)names, &b);
+		printf("regions:\n%s", b.buf);
+		for (i = 0; i < e->nr_points; i++)
+			if (strlen(e->points[i].shape) > w)
+				w = strlen(e->points[i].shape);
+		printf("shapes (median us; * runs there):\n");
+		for (i = 0; i < e->nr_points; i++) {
+			const struct astra_entry_point *p = &e->points[i];
+			printf("  %-*s ", (int)w, p->shape);
+			for (j = 0; j <= e->nr_variants; j++)
+				printf("  %s %.2f%s", j ? names[j] : "original", p->median_us[j],
+				       (int)j == p->choice ? "*" : "");
+			printf("\n");
+		}
+		for (i = 0; i <= e->nr_variants; i++)
+			free(names[i]);
+		free(names);
+		astra_dispatch_release(&d);
+	}
+	astra_buf_release(&b);
+}
+
 static int show_one(struct astra_cache *c, const struct found *f)
 {
 	struct astra_entry e;
@@ -106,6 +187,7 @@ static int show_one(struct astra_cache *c, const struct found *f)
 	char *path = astra_cache_local(c)->ops->where(astra_cache_local(c), name);
 	long long now = astra_time();
 	int r = astra_cache_peek(c, f->key, f->cc, &e, &m, &st, &why);
+	size_t k;
 
 	if (r <= 0) {
 		fprintf(stderr, "%s: %s: %s\n", astra_progname, path, r < 0 ? why : "vanished");
@@ -155,6 +237,7 @@ static int show_one(struct astra_cache *c, const struct found *f)
 	astra_cmd_print_row(0, "size", b.buf);
 	if (astra_cache_lock_held(c, e.key, e.cc) == 1)
 		astra_cmd_print_row(0, "lock", "held (an optimization is running)");
+	show_regions(&e);
 	printf("manifest:\n");
 	astra_cmd_print_json(m);
 	if (e.variant) {
@@ -162,6 +245,13 @@ static int show_one(struct astra_cache *c, const struct found *f)
 		astra_buf_add_printable(&b, e.variant, 1);
 		printf("variant:\n%s", b.buf);
 		if (e.variant_len && e.variant[e.variant_len - 1] != '\n')
+			printf("\n");
+	}
+	for (k = 0; k < e.nr_variants; k++) {
+		const struct astra_entry_variant *v = &e.variants[k];
+		printf("variant v%zu (%s):\n", k + 1, v->origin ? v->origin : "?");
+		fwrite(v->text, 1, v->len, stdout);
+		if (v->len && v->text[v->len - 1] != '\n')
 			printf("\n");
 	}
 	astra_buf_release(&b);

@@ -676,7 +676,26 @@ static struct astra_json *kernel_json(struct astra_cache *c, const struct item *
 	}
 	astra_json_set(k, "geometry", o);
 	set_opt(k, "original_text", astra_json_get_str(orig, "text") ? astra_json_get_str(orig, "text") : it->text);
-	set_opt(k, "variant_text", e.variant);
+	if (e.variant) {
+		set_opt(k, "variant_text", e.variant);
+	} else if (e.nr_variants) {
+		/*
+		 * A variant set (shape dispatch): the variant whose figures the
+		 * evidence holds (the one at the largest shape); --show-entry
+		 * has the whole set and where each one runs.
+		 */
+		const char *name = astra_json_get_str(astra_json_get(ev, "variant"), "name");
+		size_t v = 0;
+		char *text;
+		for (i = 0; name && i < e.nr_variants; i++)
+			if (e.variants[i].origin && !strcmp(e.variants[i].origin, name))
+				v = i;
+		text = xstrndup(e.variants[v].text, e.variants[v].len);
+		astra_json_set_str(k, "variant_text", text);
+		free(text);
+	} else {
+		set_opt(k, "variant_text", NULL);
+	}
 	astra_json_set(k, "log", astra_json_get(loop, "log") ? astra_json_dup(astra_json_get(loop, "log"))
 						     : astra_json_new_array());
 	{

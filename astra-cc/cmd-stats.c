@@ -26,7 +26,7 @@
 struct stat_row {
 	int indent;
 	const char *label;
-	int stats[8]; /* summed; ends with -1 */
+	int stats[11]; /* summed; ends with -1 */
 };
 
 #define S(x) ASTRA_STAT_##x
@@ -39,6 +39,7 @@ static const struct stat_row stat_rows[] = {
 	{ 2, "no faster variant", { S(HITS_NONE), -1 } },
 	{ 2, "optimization failed", { S(HITS_FAILED), -1 } },
 	{ 1, "misses", { S(MISSES), -1 } },
+	{ 0, "hits from remote tiers", { S(REMOTE_HITS), -1 } },
 	{ 0, "substitutions", { S(SUBSTITUTIONS), -1 } },
 	{ 0, "queued for warmup", { S(QUEUED), -1 } },
 	{ 0, "entries stored", { S(VERDICT_FASTER), S(VERDICT_NONE), S(VERDICT_FAILED), -1 } },
@@ -52,10 +53,12 @@ static const struct stat_row stat_rows[] = {
 	{ 1, "cache unusable", { S(FALLBACK_CACHE), -1 } },
 	{ 1, "rewritten TU failed", { S(FALLBACK_REWRITE), -1 } },
 	{ 1, "internal error", { S(FALLBACK_INTERNAL), -1 } },
-	{ 0, "cache problems", { S(CORRUPT_ENTRIES), S(UNKNOWN_FORMAT), S(CACHE_UNWRITABLE),
+	{ 0, "cache problems", { S(CORRUPT_ENTRIES), S(UNKNOWN_FORMAT), S(UNSIGNED), S(REMOTE_ERRORS), S(CACHE_UNWRITABLE),
 				 S(CACHE_FULL), S(CACHE_IO_ERRORS), S(LOCK_TIMEOUTS), S(UNTRUSTED), -1 } },
 	{ 1, "corrupt entries", { S(CORRUPT_ENTRIES), -1 } },
 	{ 1, "unknown format entries", { S(UNKNOWN_FORMAT), -1 } },
+	{ 1, "unsigned or badly signed", { S(UNSIGNED), -1 } },
+	{ 1, "remote tiers skipped", { S(REMOTE_ERRORS), -1 } },
 	{ 1, "untrusted files", { S(UNTRUSTED), -1 } },
 	{ 1, "unwritable", { S(CACHE_UNWRITABLE), -1 } },
 	{ 1, "disk full", { S(CACHE_FULL), -1 } },

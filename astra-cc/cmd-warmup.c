@@ -1,7 +1,9 @@
 /*
  * cmd-warmup.c - `astra-cc --warmup [-j N] [--rounds N] [--no-run]
- * [--json FILE] [--[no-]progress] [-p BUILD_DIR | FILE.cu... [-- NVCC FLAGS]]`:
- * the options; the work is agents/warmup.c's.
+ * [--json FILE] [--[no-]progress] [--gpus LIST] [-p BUILD_DIR | FILE.cu...
+ * [-- NVCC FLAGS]]`, and the cluster forms `--plan FILE [--arch sm_XX]
+ * ...`, `--item N --plan FILE`, `--report --plan FILE [--json FILE]`:
+ * the options; the work is agents/warmup.c's and agents/plan.c's.
  */
 #include "autoconfig.h"
 
@@ -11,9 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agents/plan.h"
 #include "agents/warmup.h"
 #include "astra-cc/cmd-util.h"
 #include "astra-cc/cmd-warmup.h"
+#include "lib/arch.h"
 #include "lib/config.h"
 #include "lib/locate.h"
 #include "lib/util.h"
@@ -28,13 +32,24 @@ static int count_arg(const char *s, int max)
 	return *s && !*end && !errno && n >= 1 && n <= max ? (int)n : -1;
 }
 
+/* A whole number >= 0, or -1. */
+static long number(const char *s)
+{
+	char *end;
+	long v;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return *s && !*end && !errno && v >= 0 ? v : -1;
+}
+
 int astra_cmd_warmup(int argc, char **argv)
 {
 	struct astra_warmup_request rq;
-	const char *why;
+	const char *why, *plan = NULL;
 	char *nvcc;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int a, ret = 2;
+	long item = -1;
+	int a, ret = 2, report = 0;
 	size_t i;
 
 	memset(&rq, 0, sizeof(rq));
@@ -48,7 +63,8 @@ int astra_cmd_warmup(int argc, char **argv)
 	for (a = 1; a < argc; a++) {
 		const char *v = NULL;
 		if ((!strcmp(argv[a], "-j") || !strcmp(argv[a], "--rounds") || !strcmp(argv[a], "-p") ||
-		     !strcmp(argv[a], "--json")) && a + 1 >= argc) {
+		     !strcmp(argv[a], "--json") || !strcmp(argv[a], "--gpus") || !strcmp(argv[a], "--plan") ||
+		     !strcmp(argv[a], "--item") || !strcmp(argv[a], "--arch")) && a + 1 >= argc) {
 			astra_cmd_usage_error(argv[0], "option '%s' requires an argument", argv[a]);
 			goto out;
 		}
@@ -74,7 +90,23 @@ int astra_cmd_warmup(int argc, char **argv)
 			rq.progress = 1;
 		else if (!strcmp(argv[a], "--no-progress"))
 			rq.progress = 0;
-		else if (!strcmp(argv[a], "--")) {
+		else if (!strcmp(argv[a], "--gpus"))
+			rq.gpus = argv[++a];
+		else if (!strcmp(argv[a], "--plan"))
+			plan = argv[++a];
+		else if (!strcmp(argv[a], "--report"))
+			report = 1;
+		else if (!strcmp(argv[a], "--item")) {
+			if ((item = number(argv[++a])) < 0) {
+				astra_cmd_usage_error(argv[0], "--item %s: not an item number", argv[a]);
+				goto out;
+			}
+		} else if (!strcmp(argv[a], "--arch")) {
+			if ((rq.cc = astra_arch_cc(argv[++a])) <= 0) {
+				astra_cmd_usage_error(argv[0], "--arch %s: not an architecture (sm_90)", argv[a]);
+				goto out;
+			}
+		} else if (!strcmp(argv[a], "--")) {
 			for (a++; a < argc; a++)
 				astra_vec_push(&rq.flags, argv[a]);
 		} else if (argv[a][0] == '-') {
@@ -82,6 +114,22 @@ int astra_cmd_warmup(int argc, char **argv)
 			goto out;
 		} else
 			astra_vec_push(&rq.files, argv[a]);
+	}
+	if ((item >= 0 || report) && !plan) {
+		astra_cmd_usage_error(argv[0], "--item and --report need --plan FILE");
+		goto out;
+	}
+	if ((item >= 0 || report) && (rq.files.nr || rq.db)) {
+		astra_cmd_usage_error(argv[0], "--item and --report take their work from the plan, not from files or -p");
+		goto out;
+	}
+	if (item >= 0 && report) {
+		astra_cmd_usage_error(argv[0], "--item and --report go separately");
+		goto out;
+	}
+	if (report) {
+		ret = astra_plan_report(plan, rq.json_out);
+		goto out;
 	}
 	/* Files that are not there are the user's mistake, said plainly (not libclang's). */
 	for (i = 0; i < rq.files.nr; i++)
@@ -97,7 +145,12 @@ int astra_cmd_warmup(int argc, char **argv)
 		goto out;
 	}
 	rq.nvcc = nvcc;
-	ret = astra_warmup_run(&rq);
+	if (item >= 0)
+		ret = astra_plan_item(&rq, plan, item);
+	else if (plan)
+		ret = astra_plan_make(&rq, plan);
+	else
+		ret = astra_warmup_run(&rq);
 	free(nvcc);
 out:
 	astra_vec_clear(&rq.files);

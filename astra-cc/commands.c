@@ -86,8 +86,10 @@ static const struct astra_command commands[] = {
 	  "judge hand-written variants of a kernel: verdict and evidence" },
 	{ "--judge-timing", NULL, astra_verify_judge_command, "FILE [--json]",
 	  "apply the timing rule to a saved test-program run (checking measurements)" },
-	{ "--warmup", NULL, astra_cmd_warmup, "[-j N] [--rounds N] [--no-run] [--json F] [--[no-]progress] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
-	  "optimize annotated kernels now (the queue, a compile_commands.json, or files)" },
+	{ "--warmup", NULL, astra_cmd_warmup,
+	  "[-j N] [--rounds N] [--no-run] [--json F] [--[no-]progress] [--gpus LIST] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
+	  "optimize annotated kernels now, on every GPU (the queue, a compile_commands.json, or files); "
+	  "--plan FILE, --item N --plan FILE, --report --plan FILE: on a cluster (doc/cluster.md)" },
 	{ "--capture", NULL, astra_cmd_capture, "[--data] [--] NVCC ...",
 	  "compile as a capture build: the program records its kernels' launches" },
 	{ "--explain", NULL, astra_cmd_explain, "FILE.cu [nvcc flags] [--cc XX]",

@@ -403,6 +403,8 @@ template <typename F, typename... A> void launch(dim3 grid, dim3 block, size_t s
 inline Fiber &self() { return *L().cur; }
 
 inline const LaunchStats &last_launch() { return L().stats; }
+/* `extern __shared__ T name[];`: bench/emu-check rewrites it to a pointer to this. */
+inline void *dynamic_shared() { return emu_dyn_shared; }
 
 } /* namespace emu */
 
@@ -410,6 +412,7 @@ inline const LaunchStats &last_launch() { return L().stats; }
 #define blockIdx (emu::L().block_idx)
 #define blockDim (emu::L().block)
 #define gridDim (emu::L().grid)
+#define warpSize 32
 
 inline void __syncthreads() { emu::yield(emu::WAIT_BLOCK); }
 

@@ -6,6 +6,7 @@
 
 EXTRA_DIST += bench/verify bench/verify-gpu.sh \
 	bench/kernels bench/reference bench/bench.cu bench/emulate.h bench/gen-pragmas bench/gen-tu2000 \
+	bench/wild bench/emu-check bench/emu-check-rt.h \
 	bench/run-reference examples/Makefile examples/README.md examples/layer.cu \
 	examples/layer.h examples/main.cu
 
@@ -30,16 +31,32 @@ bench_bench_sandbox_LDADD = $(ASTRA_LIBS)
 CLEANFILES += $(EXTRA_PROGRAMS)
 EXTRA_DIST += bench/bench-extract.sh
 
-# The main benchmark (GPU): the rules engine on the suite, from an empty
-# cache; JSON and a markdown table in bench/results/.
+# The main benchmark (GPU): the rules engine on both suites (bench/kernels/,
+# then bench/wild/), each from an empty cache; JSON and a markdown table per
+# suite in bench/results/ (suite-*, wild-*).
 # One kernel at a time by default, as the README's table was measured
 # (each kernel's time is then its own); BENCH_JOBS=4 finishes sooner.
+# Without a GPU it says so and fails.
 BENCH_JOBS = 1
 bench: all
 	builddir="$(abs_top_builddir)" $(SHELL) $(srcdir)/bench/run-suite -o $(srcdir)/bench/results -j $(BENCH_JOBS)
+	builddir="$(abs_top_builddir)" $(SHELL) $(srcdir)/bench/run-suite --suite wild -o $(srcdir)/bench/results -j $(BENCH_JOBS)
 
 .PHONY: bench
 EXTRA_DIST += bench/run-suite bench/suite-report
+
+# On a GPU host: shape dispatch on silu_and_mul as the Astra paper's
+# starting kernel is written (bench/run-dispatch; doc/bench.md).
+bench-dispatch: all
+	builddir="$(abs_top_builddir)" $(SHELL) $(srcdir)/bench/run-dispatch -o $(srcdir)/bench/results
+
+# On any machine: what the per-launch choice costs on the host (bench/dispatch.sh).
+bench-dispatch-cpu: all testsuite/helpers/put-variant
+	builddir="$(abs_top_builddir)" NVCC="$(NVCC_PATH)" $(SHELL) $(srcdir)/bench/dispatch.sh \
+		$(srcdir)/bench/results/dispatch-choice.json
+
+.PHONY: bench-dispatch bench-dispatch-cpu
+EXTRA_DIST += bench/run-dispatch bench/dispatch bench/dispatch.sh
 
 # Capture builds on a GPU host (issue 20): the example with `#pragma astra
 # optimize` alone, captured ids, the recorder's overhead (doc/capture.md).

@@ -25,7 +25,8 @@ struct object {
 	int kind;            /* enum astra_object_kind; -1 once removed */
 	long long size, mtime;
 	struct object *transcript; /* for an entry: its transcript, if any */
-	int has_entry;       /* for a transcript */
+	struct object *sig;  /* for an entry: its signature, if any */
+	int has_entry;       /* for a transcript or a signature */
 };
 
 struct objects {
@@ -77,20 +78,26 @@ static int list_all(struct astra_storage *s, struct objects *o)
 	memset(o, 0, sizeof(*o));
 	if (s->ops->list(s, "", collect, o) < 0)
 		return -1;
-	/* Pair entries with transcripts: "<k>-<cc>.entry" sorts before "<k>-<cc>.transcript". */
+	/*
+	 * Pair entries with their transcripts and signatures: "<k>-<cc>.entry"
+	 * sorts before "<k>-<cc>.sig" and "<k>-<cc>.transcript".
+	 */
 	if (o->nr)
 		qsort(o->v, o->nr, sizeof(*o->v), by_name);
 	for (i = 0; i < o->nr; i++) {
 		struct object *t = &o->v[i];
 		size_t j;
-		if (t->kind != ASTRA_OBJ_TRANSCRIPT)
+		if (t->kind != ASTRA_OBJ_TRANSCRIPT && t->kind != ASTRA_OBJ_SIG)
 			continue;
 		for (j = i; j-- > 0;) {
 			struct object *e = &o->v[j];
 			if (strncmp(e->name, t->name, 32))
 				break;
 			if (e->kind == ASTRA_OBJ_ENTRY && e->cc == t->cc) {
-				e->transcript = t;
+				if (t->kind == ASTRA_OBJ_SIG)
+					e->sig = t;
+				else
+					e->transcript = t;
 				t->has_entry = 1;
 				break;
 			}
@@ -151,6 +158,14 @@ static void evict(struct astra_storage *s, struct object *e, struct astra_cleanu
 	astra_stats_inc(ASTRA_STAT_EVICTED);
 	if (e->transcript)
 		remove_object(s, e->transcript, r, total);
+	if (e->sig)
+		remove_object(s, e->sig, r, total);
+}
+
+/* A transcript or signature whose entry is gone. */
+static int orphan(const struct object *ob)
+{
+	return (ob->kind == ASTRA_OBJ_TRANSCRIPT || ob->kind == ASTRA_OBJ_SIG) && !ob->has_entry;
 }
 
 int astra_cache_cleanup(struct astra_storage *s, long long max_size, long long unused_since, int wait,
@@ -187,10 +202,10 @@ int astra_cache_cleanup(struct astra_storage *s, long long max_size, long long u
 		if (ob->kind == ASTRA_OBJ_ENTRY)
 			entries[nr++] = ob;
 	}
-	/* Transcripts without an entry (older than a store in progress could be). */
+	/* Transcripts and signatures without an entry (older than a store in progress could be). */
 	for (i = 0; i < o.nr; i++) {
 		struct object *ob = &o.v[i];
-		if (ob->kind == ASTRA_OBJ_TRANSCRIPT && !ob->has_entry &&
+		if (orphan(ob) &&
 		    ob->mtime / 1000000000LL < now - ASTRA_CLEANUP_TEMP_AGE) {
 			long long before = r->removed_bytes;
 			remove_object(s, ob, r, &total);
@@ -246,7 +261,7 @@ int astra_cache_clear(struct astra_storage *s, struct astra_cleanup_result *r)
 		struct object *ob = &o.v[i];
 		if (ob->kind == ASTRA_OBJ_ENTRY)
 			evict(s, ob, r, &total);
-		else if (ob->kind == ASTRA_OBJ_TRANSCRIPT && !ob->has_entry)
+		else if (orphan(ob))
 			remove_object(s, ob, r, &total);
 		else if (ob->kind == ASTRA_OBJ_OTHER)
 			remove_object(s, ob, r, &total);

@@ -9,6 +9,7 @@ libastra_a_SOURCES += \
 	cache/manifest.c cache/manifest.h \
 	cache/names.c cache/names.h \
 	cache/queue.c cache/queue.h \
+	cache/sign.c cache/sign.h \
 	cache/stats.c cache/stats.h \
-	cache/storage.h cache/storage-file.c \
+	cache/storage.h cache/storage-file.c cache/storage-http.c \
 	cache/store.c cache/store.h

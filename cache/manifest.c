@@ -66,6 +66,21 @@ void astra_entry_release(struct astra_entry *e)
 	free(e->inputs);
 	free(e->variant);
 	free(e->origin);
+	for (i = 0; i < e->nr_variants; i++) {
+		free(e->variants[i].text);
+		free(e->variants[i].origin);
+	}
+	free(e->variants);
+	for (i = 0; i < e->nr_params; i++)
+		free(e->params[i]);
+	free(e->params);
+	for (i = 0; i < e->nr_points; i++) {
+		free(e->points[i].shape);
+		free(e->points[i].values);
+		free(e->points[i].median_us);
+		free(e->points[i].spread);
+	}
+	free(e->points);
 	for (i = 0; i < e->nr_timings; i++)
 		free(e->timings[i].shape);
 	free(e->timings);
@@ -123,6 +138,105 @@ void astra_entry_set_variant(struct astra_entry *e, const char *text, size_t len
 	e->variant_len = text ? len : 0;
 }
 
+void astra_entry_add_variant(struct astra_entry *e, const char *text, size_t len, const char *origin)
+{
+	struct astra_entry_variant *v;
+	ALLOC_GROW(e->variants, e->nr_variants + 1, e->alloc_variants);
+	v = &e->variants[e->nr_variants++];
+	v->text = xstrndup(text ? text : "", text ? len : 0);
+	v->len = text ? len : 0;
+	v->origin = origin ? xstrdup(origin) : NULL;
+}
+
+void astra_entry_add_param(struct astra_entry *e, const char *name)
+{
+	ALLOC_GROW(e->params, e->nr_params + 1, e->alloc_params);
+	e->params[e->nr_params++] = xstrdup(name);
+}
+
+void astra_entry_add_point(struct astra_entry *e, const char *shape, const double *values, int choice,
+			   const double *median_us, const double *spread)
+{
+	struct astra_entry_point *p;
+	size_t n = 1 + e->nr_variants, i;
+	ALLOC_GROW(e->points, e->nr_points + 1, e->alloc_points);
+	p = &e->points[e->nr_points++];
+	p->shape = xstrdup(shape ? shape : "");
+	p->values = xcalloc(e->nr_params ? e->nr_params : 1, sizeof(double));
+	for (i = 0; values && i < e->nr_params; i++)
+		p->values[i] = values[i];
+	p->choice = choice;
+	p->median_us = xcalloc(n, sizeof(double));
+	p->spread = xcalloc(n, sizeof(double));
+	for (i = 0; i < n; i++) {
+		p->median_us[i] = median_us ? median_us[i] : 0;
+		p->spread[i] = spread ? spread[i] : 0;
+	}
+}
+
+int astra_entry_is_dispatch(const struct astra_entry *e)
+{
+	return e->nr_variants > 0;
+}
+
+int astra_entry_format(const struct astra_entry *e)
+{
+	return astra_entry_is_dispatch(e) ? 2 : 1;
+}
+
+static int c_identifier(const char *s)
+{
+	if (!s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+		return 0;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+			return 0;
+	return 1;
+}
+
+int astra_entry_check_dispatch(const struct astra_entry *e, const char **why)
+{
+	size_t i, j, k;
+	if (!e->nr_variants)
+		return 0;
+	if (e->verdict != ASTRA_VERDICT_FASTER)
+		return *why = "a variant set goes with the verdict `faster`", -1;
+	if (e->variant)
+		return *why = "an entry holds one variant or a variant set, not both", -1;
+	if (!e->nr_points)
+		return *why = "a variant set has no measured shapes", -1;
+	for (i = 0; i < e->nr_variants; i++)
+		if (!e->variants[i].len)
+			return *why = "a variant of the set is empty", -1;
+	for (i = 0; i < e->nr_params; i++) {
+		if (!c_identifier(e->params[i]))
+			return *why = "a dispatch parameter is not a C identifier", -1;
+		for (j = 0; j < i; j++)
+			if (!strcmp(e->params[i], e->params[j]))
+				return *why = "a dispatch parameter is named twice", -1;
+	}
+	for (i = 0; i < e->nr_points; i++) {
+		const struct astra_entry_point *p = &e->points[i];
+		if (p->choice < 0 || (size_t)p->choice > e->nr_variants)
+			return *why = "a shape's choice is not a version of the set", -1;
+		for (j = 0; j < i; j++) {
+			int same = 1;
+			for (k = 0; k < e->nr_params && same; k++)
+				same = p->values[k] == e->points[j].values[k];
+			if (same && p->choice != e->points[j].choice)
+				return *why = "two shapes the launcher cannot tell apart have different choices", -1;
+		}
+	}
+	for (i = 1; i <= e->nr_variants; i++) {
+		int used = 0;
+		for (j = 0; j < e->nr_points && !used; j++)
+			used = (size_t)e->points[j].choice == i;
+		if (!used)
+			return *why = "a variant of the set is chosen at no shape", -1;
+	}
+	return 0;
+}
+
 void astra_checksum(const void *data, size_t len, char out[25])
 {
 	snprintf(out, 25, "xxh3-64:%016llx", astra_hash64(data, len));
@@ -153,7 +267,7 @@ struct astra_json *astra_entry_manifest(const struct astra_entry *e)
 	char arch[32];
 	size_t i;
 
-	astra_json_set_num(m, "format", ASTRA_ENTRY_FORMAT);
+	astra_json_set_num(m, "format", astra_entry_format(e));
 	astra_json_set_str(m, "key", e->key ? e->key : "");
 	astra_json_set_num(m, "cc", e->cc);
 	snprintf(arch, sizeof(arch), "sm_%d", e->cc);
@@ -180,8 +294,45 @@ struct astra_json *astra_entry_manifest(const struct astra_entry *e)
 		astra_json_set_num(o, "bytes", (double)len);
 		set_opt_str(o, "origin", e->origin);
 	}
+	if (e->nr_variants) {
+		a = astra_json_set_array(m, "variants");
+		for (i = 0; i < e->nr_variants; i++) {
+			char sum[25];
+			struct astra_json *vo = astra_json_new_object();
+			astra_checksum(e->variants[i].text, e->variants[i].len, sum);
+			astra_json_set_str(vo, "checksum", sum);
+			astra_json_set_num(vo, "bytes", (double)e->variants[i].len);
+			set_opt_str(vo, "origin", e->variants[i].origin);
+			astra_json_push(a, vo);
+		}
+	}
 	if (e->verdict == ASTRA_VERDICT_FASTER || e->speedup > 0)
 		astra_json_set_num(m, "speedup", e->speedup);
+	if (e->nr_variants) {
+		struct astra_json *pa;
+		size_t j;
+		o = astra_json_set_object(m, "dispatch");
+		a = astra_json_set_array(o, "params");
+		for (i = 0; i < e->nr_params; i++)
+			astra_json_push_str(a, e->params[i]);
+		a = astra_json_set_array(o, "shapes");
+		for (i = 0; i < e->nr_points; i++) {
+			const struct astra_entry_point *p = &e->points[i];
+			struct astra_json *po = astra_json_new_object();
+			astra_json_set_str(po, "shape", p->shape);
+			pa = astra_json_set_array(po, "values");
+			for (j = 0; j < e->nr_params; j++)
+				astra_json_push_num(pa, p->values[j]);
+			astra_json_set_num(po, "choice", p->choice);
+			pa = astra_json_set_array(po, "median_us");
+			for (j = 0; j <= e->nr_variants; j++)
+				astra_json_push_num(pa, p->median_us[j]);
+			pa = astra_json_set_array(po, "spread");
+			for (j = 0; j <= e->nr_variants; j++)
+				astra_json_push_num(pa, p->spread[j]);
+			astra_json_push(a, po);
+		}
+	}
 
 	a = astra_json_set_array(m, "timings");
 	for (i = 0; i < e->nr_timings; i++) {
@@ -228,7 +379,7 @@ int astra_entry_encode(const struct astra_entry *e, struct astra_buf *out, const
 	struct astra_buf body = ASTRA_BUF_INIT;
 	char *text, sum[25];
 	size_t vlen = e->variant ? (e->variant_len ? e->variant_len : strlen(e->variant)) : 0;
-	size_t mlen;
+	size_t mlen, i;
 
 	if (!astra_key_ok(e->key))
 		return *why = "the key is not 32 lowercase hex digits", -1;
@@ -238,6 +389,10 @@ int astra_entry_encode(const struct astra_entry *e, struct astra_buf *out, const
 		return *why = "no kernel name", -1;
 	if (e->verdict == ASTRA_VERDICT_NONE || (unsigned)e->verdict >= ARRAY_SIZE(verdict_names))
 		return *why = "no verdict", -1;
+	if (astra_entry_check_dispatch(e, why) < 0)
+		return -1;
+	for (i = 0; i < e->nr_variants; i++)
+		vlen += e->variants[i].len;
 	if ((e->verdict == ASTRA_VERDICT_FASTER) != (vlen > 0))
 		return *why = "a variant goes with the verdict `faster`, and only with it", -1;
 
@@ -248,10 +403,12 @@ int astra_entry_encode(const struct astra_entry *e, struct astra_buf *out, const
 	astra_buf_addch(&body, '\n');
 	free(text);
 	mlen = body.len;
-	if (vlen)
+	if (e->variant && vlen)
 		astra_buf_add(&body, e->variant, vlen);
+	for (i = 0; i < e->nr_variants; i++)
+		astra_buf_add(&body, e->variants[i].text, e->variants[i].len);
 	astra_checksum(body.buf, body.len, sum);
-	astra_buf_addf(out, "%s%d %s %zu %zu\n", ASTRA_ENTRY_MAGIC, ASTRA_ENTRY_FORMAT, sum, mlen, vlen);
+	astra_buf_addf(out, "%s%d %s %zu %zu\n", ASTRA_ENTRY_MAGIC, astra_entry_format(e), sum, mlen, vlen);
 	astra_buf_add(out, body.buf, body.len);
 	astra_buf_release(&body);
 	return 0;
@@ -325,9 +482,87 @@ static double finite_num(const struct astra_json *o, const char *k, int *bad)
 	return v;
 }
 
+/* A JSON array of exactly n finite numbers into out (n doubles). */
+static int get_numbers(const struct astra_json *a, size_t n, double *out)
+{
+	size_t i;
+	if (!astra_json_is_array(a) || astra_json_len(a) != n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct astra_json *j = astra_json_at(a, i);
+		if (!astra_json_is_number(j) || !isfinite(astra_json_num(j, 0)))
+			return -1;
+		out[i] = astra_json_num(j, 0);
+	}
+	return 0;
+}
+
+/* Format 2: the variants (their texts are the V bytes, in order) and the dispatch. */
+static int fill_dispatch(struct astra_entry *e, const struct astra_json *m, const char *variant, size_t vlen,
+			 const char **why)
+{
+	const struct astra_json *vs = astra_json_get(m, "variants"), *d = astra_json_get(m, "dispatch"), *a;
+	size_t i, off = 0, nv = astra_json_len(vs), np;
+	double *med = NULL, *spr = NULL, *val = NULL;
+	long long n;
+	int ret = -1;
+
+	if (!astra_json_is_array(vs) || !nv)
+		return *why = "a format 2 entry lists no variants", -1;
+	for (i = 0; i < nv; i++) {
+		const struct astra_json *v = astra_json_at(vs, i);
+		char sum[25];
+		if (get_int(v, "bytes", 1, LLONG_MAX, &n) < 0 || (unsigned long long)n > vlen - off)
+			return *why = "the variants' lengths are not the entry's", -1;
+		astra_checksum(variant + off, (size_t)n, sum);
+		if (!astra_json_get_str(v, "checksum") || strcmp(sum, astra_json_get_str(v, "checksum")))
+			return *why = "a variant's checksum is not the manifest's", -1;
+		astra_entry_add_variant(e, variant + off, (size_t)n, astra_json_get_str(v, "origin"));
+		off += (size_t)n;
+	}
+	if (off != vlen)
+		return *why = "the variants' lengths are not the entry's", -1;
+	if (!astra_json_is_object(d))
+		return *why = "a format 2 entry has no dispatch", -1;
+	a = astra_json_get(d, "params");
+	if (!astra_json_is_array(a))
+		return *why = "the dispatch has no parameter list", -1;
+	for (i = 0; i < astra_json_len(a); i++) {
+		const char *p = astra_json_str(astra_json_at(a, i));
+		if (!p)
+			return *why = "a dispatch parameter is not a string", -1;
+		astra_entry_add_param(e, p);
+	}
+	np = e->nr_params;
+	a = astra_json_get(d, "shapes");
+	if (!astra_json_is_array(a))
+		return *why = "the dispatch has no shapes", -1;
+	val = xcalloc(np + 1, sizeof(double));
+	med = xcalloc(nv + 1, sizeof(double));
+	spr = xcalloc(nv + 1, sizeof(double));
+	for (i = 0; i < astra_json_len(a); i++) {
+		const struct astra_json *p = astra_json_at(a, i);
+		const char *shape = astra_json_get_str(p, "shape");
+		if (!shape || get_int(p, "choice", 0, (long long)nv, &n) < 0 ||
+		    get_numbers(astra_json_get(p, "values"), np, val) < 0 ||
+		    get_numbers(astra_json_get(p, "median_us"), nv + 1, med) < 0 ||
+		    get_numbers(astra_json_get(p, "spread"), nv + 1, spr) < 0) {
+			*why = "a shape of the dispatch is described badly";
+			goto out;
+		}
+		astra_entry_add_point(e, shape, val, (int)n, med, spr);
+	}
+	ret = astra_entry_check_dispatch(e, why);
+out:
+	free(val);
+	free(med);
+	free(spr);
+	return ret;
+}
+
 /* The manifest's own checks, then the fields.  0 or -1 with *why. */
 static int fill(struct astra_entry *e, const struct astra_json *m, const char *variant, size_t vlen,
-		const char *key, int cc, const char **why)
+		const char *key, int cc, int format, const char **why)
 {
 	const struct astra_json *o, *a;
 	long long n;
@@ -337,7 +572,7 @@ static int fill(struct astra_entry *e, const struct astra_json *m, const char *v
 
 	if (!astra_json_is_object(m))
 		return *why = "the manifest is not a JSON object", -1;
-	if (get_int(m, "format", 0, INT_MAX, &n) < 0 || n != ASTRA_ENTRY_FORMAT)
+	if (get_int(m, "format", 0, INT_MAX, &n) < 0 || n != format)
 		return *why = "the manifest's format version is not the header's", -1;
 	if (!astra_key_ok(astra_json_get_str(m, "key")))
 		return *why = "the manifest has no valid key", -1;
@@ -376,7 +611,14 @@ static int fill(struct astra_entry *e, const struct astra_json *m, const char *v
 	o = astra_json_get(m, "variant");
 	if ((e->verdict == ASTRA_VERDICT_FASTER) != (vlen > 0))
 		return *why = "the variant does not agree with the verdict", -1;
-	if (vlen) {
+	if ((format >= 2) != (astra_json_get(m, "variants") != NULL || astra_json_get(m, "dispatch") != NULL))
+		return *why = "a variant set is what format 2 adds, and only it", -1;
+	if (format >= 2) {
+		if (o)
+			return *why = "an entry holds one variant or a variant set, not both", -1;
+		if (fill_dispatch(e, m, variant, vlen, why) < 0)
+			return -1;
+	} else if (vlen) {
 		if (get_int(o, "bytes", 0, LLONG_MAX, &n) < 0 || (unsigned long long)n != vlen)
 			return *why = "the variant's length is not the manifest's", -1;
 		astra_checksum(variant, vlen, sum);
@@ -456,7 +698,7 @@ enum astra_decode astra_entry_decode(const char *data, size_t len, const char *k
 		return *why = "not an astra-cc entry (bad magic)", ASTRA_DECODE_CORRUPT;
 	if (parse_size(&p, end, &version) < 0 || expect(&p, end, " ") < 0)
 		return *why = "the header has no format version", ASTRA_DECODE_CORRUPT;
-	if (version != ASTRA_ENTRY_FORMAT)
+	if (version < ASTRA_ENTRY_FORMAT_OLDEST || version > ASTRA_ENTRY_FORMAT)
 		return *why = "the entry has an unknown format version", ASTRA_DECODE_UNKNOWN;
 	if (expect(&p, end, "xxh3-64:") < 0 || end - p < 16)
 		return *why = "the header has no checksum", ASTRA_DECODE_CORRUPT;
@@ -479,7 +721,7 @@ enum astra_decode astra_entry_decode(const char *data, size_t len, const char *k
 	m = astra_json_parse(body, (size_t)mlen);
 	if (!m)
 		return *why = "the manifest is not valid JSON", ASTRA_DECODE_CORRUPT;
-	if (fill(e, m, body + mlen, (size_t)vlen, key, cc, why) < 0) {
+	if (fill(e, m, body + mlen, (size_t)vlen, key, cc, (int)version, why) < 0) {
 		astra_json_free(m);
 		astra_entry_release(e);
 		return ASTRA_DECODE_CORRUPT;

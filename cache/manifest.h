@@ -6,9 +6,20 @@
  * GPU architecture (cc), with its evidence and, for a `faster` verdict, the
  * variant's source.  It is one file, so that replacing it is one rename:
  *
- *   astra-cc entry 1 xxh3-64:<16 hex> <M> <V>\n     header line
+ *   astra-cc entry F xxh3-64:<16 hex> <M> <V>\n     header line (F: format)
  *   <M bytes: the manifest, pretty-printed JSON>       human-readable
  *   <V bytes: the variant source>                      empty unless `faster`
+ *
+ * Format 2 adds shape dispatch: a `faster` entry may hold several verified
+ * variants, each run at the shapes where it won (the original being one of
+ * the choices).  Its V bytes are the variants' texts one after the other;
+ * the manifest's `variants` gives each one's length and checksum, and
+ * `dispatch` the kernel parameters the choice reads and, for every
+ * measured shape, their values, the version that runs there and the
+ * confirming run's time of every version.  An entry is written in the
+ * oldest format that can hold it: everything but a variant set is still
+ * format 1, byte for byte as before, so an older astra-cc sharing the
+ * directory (or a remote tier) keeps reading those; both formats are read.
  *
  * The header's checksum (XXH3-64) covers the M + V bytes after it; the
  * manifest repeats the variant's checksum and length.  A reader accepts an
@@ -30,7 +41,9 @@
 
 struct astra_json;
 
-#define ASTRA_ENTRY_FORMAT 1
+/* The newest entry format (written for shape-dispatched entries), and the oldest read. */
+#define ASTRA_ENTRY_FORMAT 2
+#define ASTRA_ENTRY_FORMAT_OLDEST 1
 #define ASTRA_ENTRY_MAGIC "astra-cc entry "
 
 enum astra_verdict {
@@ -58,6 +71,28 @@ struct astra_entry_timing {
 	double variant_us, variant_spread;
 };
 
+/* A variant of a shape-dispatched entry (format 2). */
+struct astra_entry_variant {
+	char *text;
+	size_t len;
+	char *origin;              /* "rules: vectorize" */
+};
+
+/*
+ * One measured shape of a shape-dispatched entry: the values the launcher
+ * can see of it (one per astra_entry.params), the version that runs there,
+ * and the confirming run's median and relative spread of every version at
+ * it (index 0 the original, i the variant variants[i - 1]; a median of 0:
+ * not timed).
+ */
+struct astra_entry_point {
+	char *shape;               /* the test case, "T=__half tokens=2048 d=14336" */
+	double *values;            /* nr_params */
+	int choice;                /* 0: the original; i: variants[i - 1] */
+	double *median_us;         /* 1 + nr_variants */
+	double *spread;            /* 1 + nr_variants */
+};
+
 /*
  * Every string and array is owned by the entry and freed by
  * astra_entry_release().  Fields the caller does not know stay NULL / 0.
@@ -81,6 +116,19 @@ struct astra_entry {
 	size_t variant_len;
 	char *origin;              /* "rules: vectorize,fastmath", "llm: <model>" */
 	double speedup;            /* baseline / variant, geometric mean over shapes */
+
+	/*
+	 * Shape dispatch (format 2; variant is then NULL): the variants, the
+	 * kernel parameters the launcher chooses by, and every measured shape
+	 * with its choice.  Shapes with the same values have the same choice,
+	 * and every variant is chosen somewhere.  nr_variants is 0 otherwise.
+	 */
+	struct astra_entry_variant *variants;
+	size_t nr_variants, alloc_variants;
+	char **params;
+	size_t nr_params, alloc_params;
+	struct astra_entry_point *points;
+	size_t nr_points, alloc_points;
 
 	/* Evidence. */
 	struct astra_entry_timing *timings;
@@ -117,6 +165,22 @@ void astra_entry_add_timing(struct astra_entry *e, const char *shape, double bas
 void astra_entry_add_shape(struct astra_entry *e, const char *shape);
 void astra_entry_add_seed(struct astra_entry *e, long long seed);
 void astra_entry_set_variant(struct astra_entry *e, const char *text, size_t len);
+/* Shape dispatch: add the variants and the parameters first, then the points. */
+void astra_entry_add_variant(struct astra_entry *e, const char *text, size_t len, const char *origin);
+void astra_entry_add_param(struct astra_entry *e, const char *name);
+/* values: nr_params; median_us, spread: 1 + nr_variants (NULL: zeros). */
+void astra_entry_add_point(struct astra_entry *e, const char *shape, const double *values, int choice,
+			   const double *median_us, const double *spread);
+/* Does e hold a variant set with shape dispatch (format 2)? */
+int astra_entry_is_dispatch(const struct astra_entry *e);
+/* The format e is written in: 2 for a variant set, else 1. */
+int astra_entry_format(const struct astra_entry *e);
+/*
+ * Is the shape dispatch of e consistent (choices in range, every variant
+ * chosen, equal values with equal choices, parameters C identifiers)?
+ * 0, or -1 with *why.  Encoding and decoding check it.
+ */
+int astra_entry_check_dispatch(const struct astra_entry *e, const char **why);
 
 /* "xxh3-64:<16 hex>" of data, into out (at least 25 bytes). */
 void astra_checksum(const void *data, size_t len, char out[25]);
@@ -133,7 +197,8 @@ struct astra_json *astra_entry_manifest(const struct astra_entry *e);
 /*
  * Serialize e into out (appending).  Returns 0, or -1 with *why set when e
  * cannot be stored (bad key, no kernel name, a FASTER verdict without a
- * variant, a variant with another verdict).
+ * variant, a variant with another verdict, a variant set that is not
+ * consistent).  The format is astra_entry_format(e).
  */
 int astra_entry_encode(const struct astra_entry *e, struct astra_buf *out, const char **why);
 
@@ -141,7 +206,7 @@ int astra_entry_encode(const struct astra_entry *e, struct astra_buf *out, const
 enum astra_decode {
 	ASTRA_DECODE_OK = 0,
 	ASTRA_DECODE_CORRUPT = -1,  /* fails a check: truncated, flipped, malformed */
-	ASTRA_DECODE_UNKNOWN = -2,  /* another format version (newer astra-cc?) */
+	ASTRA_DECODE_UNKNOWN = -2,  /* a format version this astra-cc does not read (newer?) */
 };
 
 /*

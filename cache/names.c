@@ -15,6 +15,7 @@ static const char *const suffixes[] = {
 	[ASTRA_OBJ_TRANSCRIPT] = "transcript",
 	[ASTRA_OBJ_QUEUE] = "queue",
 	[ASTRA_OBJ_DEVICE] = "device",
+	[ASTRA_OBJ_SIG] = "sig",
 	[ASTRA_OBJ_CAPTURE] = "capture",
 };
 

@@ -57,6 +57,9 @@ static const char *const names[ASTRA_STAT__COUNT] = {
 	[ASTRA_STAT_LLM_REPAIRS] = "llm_repairs",
 	[ASTRA_STAT_LLM_BUDGET] = "llm_budget_exhausted",
 	[ASTRA_STAT_UNTRUSTED] = "untrusted_files",
+	[ASTRA_STAT_REMOTE_HITS] = "remote_hits",
+	[ASTRA_STAT_REMOTE_ERRORS] = "remote_errors",
+	[ASTRA_STAT_UNSIGNED] = "unsigned_entries",
 };
 
 static long long pending[ASTRA_STAT__COUNT];

@@ -48,6 +48,9 @@ enum astra_stat {
 	ASTRA_STAT_LLM_REPAIRS,        /* requests that sent a rejection back to the coding role */
 	ASTRA_STAT_LLM_BUDGET,         /* kernels whose LLM budget (calls, tokens, time) ran out */
 	ASTRA_STAT_UNTRUSTED,          /* cache files ignored: written by someone not trusted (lib/trust.h) */
+	ASTRA_STAT_REMOTE_HITS,        /* hits served by a remote tier (each also a hit) */
+	ASTRA_STAT_REMOTE_ERRORS,      /* remote tiers that failed and were skipped for the process */
+	ASTRA_STAT_UNSIGNED,           /* entries refused by require_signature (each also a miss) */
 	ASTRA_STAT__COUNT
 };
 

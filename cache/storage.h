@@ -3,14 +3,14 @@
  *
  * The store (store.c) speaks to storage in terms of named blobs, the way
  * ccache speaks to its remote storage: get, put, head, remove, list.  The
- * local directory (storage-file.c) is the first implementation; an HTTP
- * tier (GET/PUT/HEAD/DELETE against any WebDAV server, e.g. nginx with
- * dav_methods) is a second file implementing the same operations, and the
- * store will try the tiers in order without its callers changing.
+ * local directory (storage-file.c) is the first implementation; the HTTP
+ * tier (storage-http.c: GET/PUT/HEAD/DELETE against any WebDAV server,
+ * e.g. nginx with dav_methods) is the second, and the store tries the
+ * tiers in order without its callers changing.
  *
  * Object names are "<32 hex key>-<cc>.<kind>", e.g.
- * "0123456789abcdef0123456789abcdef-90.entry"; kinds are "entry" and
- * "transcript" (cache/names.h; the local tier also keeps "queue" items and
+ * "0123456789abcdef0123456789abcdef-90.entry"; kinds are "entry",
+ * "transcript" and "sig" (cache/names.h; the local tier also keeps "queue" items and
  * "device" ceilings).  A backend may map a name to anything (the local one
  * uses two-level hex directories: 01/23/<name>).  Names contain only
  * [0-9a-z.-] and start with at least four hex digits
@@ -97,6 +97,15 @@ int astra_storage_name_ok(const char *name);
  * The caller frees the result with s->ops->close(s).
  */
 struct astra_storage *astra_storage_file_open(const char *dir);
+
+/*
+ * The HTTP backend (storage-http.c) for url ("http://host:port/path/" or
+ * https) with attrs, the rest of the tier's specification
+ * ("|read-only|connect-timeout=500|operation-timeout=2000", or "").
+ * Returns NULL (logged) for a URL it cannot use, one with credentials in
+ * it included.  Opening sends nothing over the network.
+ */
+struct astra_storage *astra_storage_http_open(const char *url, const char *attrs);
 
 /* ---- The local directory tier's own operations. ---- */
 

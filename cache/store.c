@@ -27,6 +27,7 @@
 #include "lib/trust.h"
 #include "cache/cleanup.h"
 #include "cache/fsio.h"
+#include "cache/sign.h"
 #include "cache/stats.h"
 #include "cache/store.h"
 
@@ -51,6 +52,7 @@ int astra_cache_add_tier(struct astra_cache *c, const char *spec)
 	char *url = xstrndup(spec, n);
 	struct astra_storage *s = NULL;
 	int read_only = 0;
+	int http = astra_starts_with(url, "http://") || astra_starts_with(url, "https://");
 
 	while (*attrs == '|') {
 		size_t k;
@@ -58,7 +60,7 @@ int astra_cache_add_tier(struct astra_cache *c, const char *spec)
 		k = strcspn(attrs, "|");
 		if (k == 9 && !strncmp(attrs, "read-only", 9))
 			read_only = 1;
-		else
+		else if (!http) /* the HTTP tier reads its own (timeouts) */
 			warning("remote_storage %s: unknown attribute %.*s (ignored)", url, (int)k, attrs);
 		attrs += k;
 	}
@@ -66,8 +68,13 @@ int astra_cache_add_tier(struct astra_cache *c, const char *spec)
 		s = astra_storage_file_open(url + 7);
 	else if (astra_starts_with(url, "file:"))
 		s = astra_storage_file_open(url + 5);
-	if (!s || !*s->url || s->url[0] != '/') {
-		warning("remote_storage: %s is not a tier astra-cc can use (file:/absolute/dir)", url);
+	else if (http)
+		s = astra_storage_http_open(url, spec + n);
+	if (!s || !*s->url || (!http && s->url[0] != '/')) {
+		/* An http URL with credentials in it is not echoed (the HTTP tier said why). */
+		if (!http || !strchr(url, '@'))
+			warning("remote_storage: %s is not a tier astra-cc can use (file:/absolute/dir, http://host/path/)",
+				url);
 		if (s)
 			s->ops->close(s);
 		free(url);
@@ -139,6 +146,7 @@ static void storage_failed(struct astra_storage *s, const char *what, const char
 static void tier_failed(struct tier *t, const char *what, const char *name, int err)
 {
 	storage_failed(t->s, what, name, err);
+	astra_stats_inc(ASTRA_STAT_REMOTE_ERRORS);
 	t->broken = 1;
 }
 
@@ -177,10 +185,12 @@ int astra_cache_trusted(struct astra_storage *s, const char *name, const struct 
  * Read and check the entry (key, cc) from tier s.  Returns 1 (out filled),
  * 0 (absent, or unusable: *why says why), -1 (the tier failed; errno).
  * remove_corrupt: a corrupt entry is removed from s (the local tier only:
- * a reader never deletes from a shared tier).
+ * a reader never deletes from a shared tier).  With require_signature the
+ * entry's signature on s must verify too (cache/sign.h); sig receives it.
  */
 static int read_entry(struct astra_cache *c, struct astra_storage *s, const char *name, const char *key, int cc,
-		      struct astra_entry *out, struct astra_buf *raw, int remove_corrupt, const char **why)
+		      struct astra_entry *out, struct astra_buf *raw, int remove_corrupt, const char **why,
+		      struct astra_buf *sig)
 {
 	struct astra_storage_stat st;
 	int r;
@@ -196,7 +206,10 @@ static int read_entry(struct astra_cache *c, struct astra_storage *s, const char
 	}
 	switch (astra_entry_decode(raw->buf, raw->len, key, cc, out, NULL, why)) {
 	case ASTRA_DECODE_OK:
-		return 1;
+		if (astra_sign_verify_stored(s, name, raw->buf, raw->len, sig))
+			return 1;
+		*why = "not signed with the signing key";
+		break;
 	case ASTRA_DECODE_UNKNOWN:
 		/*
 		 * Perhaps a newer astra-cc shares this directory: leave the
@@ -233,7 +246,7 @@ static void miss(const char *key, int cc, const char *why)
 
 int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct astra_entry *out)
 {
-	struct astra_buf b = ASTRA_BUF_INIT;
+	struct astra_buf b = ASTRA_BUF_INIT, sig = ASTRA_BUF_INIT;
 	const char *why = NULL;
 	const char *from = "local";
 	char *name;
@@ -248,7 +261,7 @@ int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct as
 		return 0;
 	}
 	name = astra_cache_entry_name(key, cc);
-	r = read_entry(c, c->local, name, key, cc, out, &b, 1, &why);
+	r = read_entry(c, c->local, name, key, cc, out, &b, 1, &why, NULL);
 	if (r < 0)
 		storage_failed(c->local, "read", name, errno);
 	if (r == 1) {
@@ -263,7 +276,7 @@ int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct as
 		if (t->broken)
 			continue;
 		astra_buf_reset(&b);
-		rr = read_entry(c, t->s, name, key, cc, out, &b, 0, &why);
+		rr = read_entry(c, t->s, name, key, cc, out, &b, 0, &why, &sig);
 		if (rr < 0) {
 			tier_failed(t, "read", name, errno);
 			continue;
@@ -277,12 +290,16 @@ int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct as
 			if (out->transcript_checksum && t->s->ops->get(t->s, tname, &tb, &tst) > 0 &&
 			    astra_cache_trusted(t->s, tname, &tst))
 				c->local->ops->put(c->local, tname, tb.buf, tb.len);
+			/* The signature before the entry: a local reader never sees the entry without it. */
+			if (sig.len && astra_sign_store(c->local, name, b.buf, b.len, &sig) < 0)
+				astra_trace(ASTRA_TRACE_CACHE, "cannot copy the signature of %s: %s", name, strerror(errno));
 			if (c->local->ops->put(c->local, name, b.buf, b.len) < 0)
 				astra_trace(ASTRA_TRACE_CACHE, "cannot copy %s from %s: %s", name, t->s->url,
 					    strerror(errno));
 			astra_buf_release(&tb);
 			free(tname);
 			from = t->s->url;
+			astra_stats_inc(ASTRA_STAT_REMOTE_HITS);
 			r = 1;
 		}
 	}
@@ -300,6 +317,7 @@ int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct as
 out:
 	free(name);
 	astra_buf_release(&b);
+	astra_buf_release(&sig);
 	return r;
 }
 
@@ -402,6 +420,8 @@ int astra_cache_store(struct astra_cache *c, struct astra_entry *e, const char *
 	}
 	if (c->local->ops->put(c->local, name, b.buf, b.len) < 0)
 		storage_failed(c->local, "write", name, errno);
+	else if (astra_sign_store(c->local, name, b.buf, b.len, NULL) < 0)
+		storage_failed(c->local, "sign", name, errno);
 	else
 		ret = 0;
 	/* Then every writable remote tier, the transcript first as above. */
@@ -416,6 +436,8 @@ int astra_cache_store(struct astra_cache *c, struct astra_entry *e, const char *
 		}
 		if (t->s->ops->put(t->s, name, b.buf, b.len) < 0)
 			tier_failed(t, "write", name, errno);
+		else if (astra_sign_store(t->s, name, b.buf, b.len, NULL) < 0)
+			tier_failed(t, "sign", name, errno);
 		else
 			ret = 0;
 	}
@@ -476,10 +498,14 @@ int astra_cache_remove(struct astra_cache *c, const char *key, int cc)
 {
 	char *name = astra_cache_entry_name(key, cc);
 	char *tname = astra_cache_transcript_name(key, cc);
+	char *sname = astra_sign_name(name);
 	int r = c->local->ops->remove(c->local, name);
 	if (c->local->ops->remove(c->local, tname) < 0)
 		r = -1;
+	if (c->local->ops->remove(c->local, sname) < 0)
+		r = -1;
 	free(name);
 	free(tname);
+	free(sname);
 	return r;
 }

@@ -34,6 +34,12 @@
  * each remote (copying a remote hit into the local tier, after the same
  * checks); a store writes local and every remote not marked read-only.
  * The warmup queue and the device ceilings live on the local tier only.
+ *
+ * Signatures (cache/sign.h): a store signs the entry on every tier it
+ * writes when `signing_key_file` is set; with `require_signature` a
+ * lookup uses only an entry whose signature verifies (else a miss, logged
+ * and counted as UNSIGNED), and a remote hit's signature is copied with
+ * it.
  */
 #ifndef ASTRA_STORE_H
 #define ASTRA_STORE_H
@@ -55,9 +61,11 @@ void astra_cache_close(struct astra_cache *c);
 
 /*
  * Add a tier after the others (what the `remote_storage` setting does for
- * each of its space-separated words): "file:/dir" or "file:///dir", with
- * "|read-only" after it for a tier this process must not write.  Returns
- * 0, or -1 (logged) for a tier astra-cc cannot use (it is skipped).
+ * each of its space-separated words): "file:/dir", "file:///dir" or
+ * "http(s)://host:port/path/" (cache/storage-http.c), with "|read-only"
+ * after it for a tier this process must not write (and, for HTTP,
+ * "|connect-timeout=MS|operation-timeout=MS").  Returns 0, or -1 (logged)
+ * for a tier astra-cc cannot use (it is skipped).
  */
 int astra_cache_add_tier(struct astra_cache *c, const char *spec);
 

@@ -31,6 +31,7 @@
 #include "lib/log.h"
 #include "lib/vec.h"
 #include "front/extract.h"
+#include "front/types.h"
 
 
 /*
@@ -1198,6 +1199,303 @@ static void take_deps(struct astra_kernel *k, struct file *g)
 	free(idx);
 }
 
+/* ------------------------------------------------------------ the environment */
+
+/*
+ * Text of tokens [t0, t1) without comments: one blank where the source had
+ * blanks, and where it had a line break (a splice in a macro) a newline
+ * with the next line's indentation.
+ */
+static char *env_text(const struct file *f, size_t t0, size_t t1)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	size_t i, prev_end = (size_t)-1;
+	for (i = t0; i < t1 && i < f->nr_toks; i++) {
+		const struct ftok *t = &f->toks[i];
+		if (t->kind == ASTRA_TOK_COMMENT)
+			continue;
+		if (prev_end != (size_t)-1 && t->off > prev_end) {
+			const char *nl = memchr(f->text + prev_end, '\n', t->off - prev_end);
+			if (nl) {
+				const char *ind = f->text + t->off;
+				while (ind > nl + 1 && (ind[-1] == ' ' || ind[-1] == '\t'))
+					ind--;
+				astra_buf_addch(&b, '\n');
+				astra_buf_add(&b, ind, (size_t)(f->text + t->off - ind));
+			} else {
+				astra_buf_addch(&b, ' ');
+			}
+		}
+		astra_buf_add(&b, f->text + t->off, t->len);
+		prev_end = t->off + t->len;
+	}
+	return astra_buf_detach(&b, NULL);
+}
+
+/* A `#define` directive's macro (0), or -1 when d is no definition this reader takes. */
+static int env_macro(const struct file *f, const struct def *d, struct astra_macro *m)
+{
+	size_t t = d->t0, end = d->t1, i;
+	memset(m, 0, sizeof(*m));
+	if (!tok_is(f, t, "#") || !tok_is(f, t + 1, "define") || t + 2 >= end)
+		return -1;
+	m->name = tok_dup(f, t + 2);
+	i = t + 3;
+	/* function-like: a '(' right after the name, no blank between */
+	if (i < end && tok_is(f, i, "(") && f->toks[i].off == f->toks[t + 2].off + f->toks[t + 2].len) {
+		size_t alloc = 0;
+		m->function_like = 1;
+		for (i++; i < end && !tok_is(f, i, ")"); i++) {
+			if (tok_is(f, i, ",") || f->toks[i].kind == ASTRA_TOK_COMMENT)
+				continue;
+			ALLOC_GROW(m->params, m->nr_params + 1, alloc);
+			if (tok_is(f, i, "...")) {
+				m->variadic = 1;
+				m->params[m->nr_params++] = xstrdup("__VA_ARGS__");
+			} else {
+				m->params[m->nr_params++] = tok_dup(f, i);
+			}
+		}
+		if (i >= end) {
+			free(m->name);
+			free(m->params);
+			memset(m, 0, sizeof(*m));
+			return -1;
+		}
+		i++;
+	}
+	m->body = env_text(f, i, end);
+	return 0;
+}
+
+static const char *const decl_specifiers[] = {
+	"__device__", "__host__", "__forceinline__", "__inline__", "inline", "static", "extern", "constexpr",
+	"__noinline__", "__global__", "__attribute__", "template", "typename", "virtual", "friend", NULL,
+};
+
+static int is_specifier(const struct file *f, size_t i)
+{
+	const char *const *w;
+	for (w = decl_specifiers; *w; w++)
+		if (tok_is(f, i, *w))
+			return 1;
+	return 0;
+}
+
+/* A __device__ function (0), or -1 when it is a declaration or not one the rules could inline. */
+static int env_func(const struct file *f, const struct def *d, struct astra_func *fn)
+{
+	enum CXCursorKind k = clang_getCursorKind(d->cursor);
+	struct children ch;
+	size_t s, e, body, full, i, t0, name_tok;
+	long name_off;
+	struct astra_buf b = ASTRA_BUF_INIT;
+	size_t prev_end = 0;
+	int attrs;
+
+	memset(fn, 0, sizeof(*fn));
+	if (k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate)
+		return -1;
+	attrs = cuda_attrs(d->cursor);
+	if (!(attrs & 2) || (attrs & 1) || !extent(f, d->cursor, &s, &e))
+		return -1;
+	full = function_end(f, e, &body);
+	name_off = file_offset(f, clang_getCursorLocation(d->cursor));
+	if (body == (size_t)-1 || name_off < 0)
+		return -1;
+	name_tok = tok_at(f, (size_t)name_off);
+	t0 = tok_at(f, s);
+	/* the return type: the tokens before the name, template head and specifiers dropped */
+	if (tok_is(f, t0, "template") && tok_is(f, next_code(f, t0 + 1), "<"))
+		t0 = match_close(f, next_code(f, t0 + 1), 1) + 1;
+	for (i = t0; i < name_tok && i < f->nr_toks; i++) {
+		if (f->toks[i].kind == ASTRA_TOK_COMMENT)
+			continue;
+		if (tok_is(f, i, "__attribute__") || tok_is(f, i, "__launch_bounds__")) {
+			size_t o = next_code(f, i + 1);
+			if (tok_is(f, o, "("))
+				i = match_close(f, o, 1);
+			continue;
+		}
+		if (is_specifier(f, i))
+			continue;
+		add_tok(&b, f, i, &prev_end);
+	}
+	fn->ret = astra_buf_detach(&b, NULL);
+	fn->name = spelling(d->cursor);
+	fn->is_device = 1;
+	fn->is_template = k == CXCursor_FunctionTemplate;
+	fn->body = xstrndup(f->text + body, full - body);
+	memset(&ch, 0, sizeof(ch));
+	clang_visitChildren(d->cursor, collect_children, &ch);
+	fn->nr_params = ch.nr_params;
+	fn->params = xcalloc(ch.nr_params ? ch.nr_params : 1, sizeof(*fn->params));
+	for (i = 0; i < ch.nr_params; i++)
+		fill_param(f, ch.params[i], &fn->params[i]);
+	free(ch.params);
+	free(ch.tmpl);
+	return 0;
+}
+
+/* A typedef or `using` alias (0), or -1 for other types and declarators this reader does not take. */
+static int env_alias(const struct file *f, const struct def *d, struct astra_alias *a)
+{
+	enum CXCursorKind k = clang_getCursorKind(d->cursor);
+	long name_off = file_offset(f, clang_getCursorLocation(d->cursor));
+	size_t t = next_code(f, d->t0), n, i;
+	memset(a, 0, sizeof(*a));
+	if ((k != CXCursor_TypedefDecl && k != CXCursor_TypeAliasDecl) || name_off < 0)
+		return -1;
+	n = tok_at(f, (size_t)name_off);
+	if (k == CXCursor_TypedefDecl) {
+		/* typedef TYPE NAME ; */
+		if (!tok_is(f, t, "typedef") || n <= t + 1 || !tok_is(f, next_code(f, n + 1), ";"))
+			return -1;
+		for (i = t + 1; i < n; i++)
+			if (tok_is(f, i, "{") || tok_is(f, i, "("))
+				return -1;
+		a->type = env_text(f, t + 1, n);
+		a->how = ASTRA_ALIAS_TYPEDEF;
+	} else {
+		/* using NAME = TYPE ; */
+		size_t eq = next_code(f, n + 1), j;
+		if (!tok_is(f, t, "using") || !tok_is(f, eq, "="))
+			return -1;
+		for (j = eq + 1; j < d->t1 && !tok_is(f, j, ";"); j++)
+			if (tok_is(f, j, "{") || tok_is(f, j, "("))
+				return -1;
+		a->type = env_text(f, eq + 1, j);
+		a->how = ASTRA_ALIAS_USING;
+	}
+	a->name = tok_dup(f, n);
+	return 0;
+}
+
+/* A file-scope constant `[static] constexpr|const T NAME = INIT;` (0), or -1. */
+static int env_const(const struct file *f, const struct def *d, struct astra_const *c)
+{
+	long name_off = file_offset(f, clang_getCursorLocation(d->cursor));
+	size_t n, eq, i, semi;
+	int constant = 0;
+	struct astra_buf b = ASTRA_BUF_INIT;
+	size_t prev_end = 0;
+	memset(c, 0, sizeof(*c));
+	if (clang_getCursorKind(d->cursor) != CXCursor_VarDecl || name_off < 0)
+		return -1;
+	n = tok_at(f, (size_t)name_off);
+	eq = next_code(f, n + 1);
+	if (n >= d->t1 || !tok_is(f, eq, "="))
+		return -1;
+	for (i = d->t0; i < n; i++) {
+		if (tok_is(f, i, "__constant__") || tok_is(f, i, "__device__") || tok_is(f, i, "__shared__") ||
+		    tok_is(f, i, "extern") || tok_is(f, i, "volatile") || tok_is(f, i, "*") || tok_is(f, i, "&"))
+			return -1;
+		if (tok_is(f, i, "constexpr") || tok_is(f, i, "const"))
+			constant = 1;
+	}
+	for (semi = eq + 1; semi < d->t1 && !tok_is(f, semi, ";"); semi++)
+		if (tok_is(f, semi, "[") || tok_is(f, semi, "{"))
+			return -1;
+	if (!constant || semi <= eq + 1)
+		return -1;
+	for (i = d->t0; i < n; i++)
+		if (f->toks[i].kind != ASTRA_TOK_COMMENT && !is_specifier(f, i) && !tok_is(f, i, "const"))
+			add_tok(&b, f, i, &prev_end);
+	c->type = astra_buf_detach(&b, NULL);
+	c->name = tok_dup(f, n);
+	c->init = env_text(f, eq + 1, semi);
+	return 0;
+}
+
+static int env_has(const struct astra_env *env, const char *name)
+{
+	size_t n = strlen(name);
+	return astra_env_macro(env, name, n) || astra_env_alias(env, name, n) || astra_env_func(env, name, n) ||
+	       astra_env_const(env, name, n);
+}
+
+/*
+ * Fill k->env from the defs of f that the closure marked: for each name,
+ * the definition in effect where the kernel is defined (the last #define
+ * or #undef before it; in the main file of a header kernel, the last one).
+ * Names already in the environment (from the kernel's own file) stay.
+ */
+static void fill_env(struct astra_kernel *k, struct file *f, int own_file)
+{
+	struct astra_env *env = &k->env, add;
+	size_t i, j;
+	size_t am = 0, aa = 0, af = 0, ac = 0;
+
+	(void)aa;
+
+	memset(&add, 0, sizeof(add));
+	for (i = 0; i < f->nr_defs; i++) {
+		struct def *d = &f->defs[i];
+		if (!d->mark || d->lazy || !d->name[0] || env_has(env, d->name))
+			continue;
+		if (d->kind == DEF_MACRO) {
+			struct astra_macro m;
+			int later = 0;
+			if (d->t0 >= f->nr_toks || f->toks[d->t0].skipped || (own_file && d->start >= k->start))
+				continue;
+			/* only the last #define / #undef of the name before the kernel counts */
+			for (j = i + 1; j < f->nr_defs && !later; j++)
+				later = f->defs[j].kind == DEF_MACRO && !strcmp(f->defs[j].name, d->name) &&
+					f->defs[j].t0 < f->nr_toks && !f->toks[f->defs[j].t0].skipped &&
+					(!own_file || f->defs[j].start < k->start);
+			if (later || env_macro(f, d, &m) < 0)
+				continue;
+			ALLOC_GROW(add.macros, add.nr_macros + 1, am);
+			add.macros[add.nr_macros++] = m;
+		} else if (d->kind == DEF_FUNC) {
+			struct astra_func fn;
+			if (env_func(f, d, &fn) < 0)
+				continue;
+			for (j = 0; j < add.nr_funcs; j++)
+				if (!strcmp(add.funcs[j].name, fn.name))
+					add.funcs[j].overloaded = fn.overloaded = 1;
+			ALLOC_GROW(add.funcs, add.nr_funcs + 1, af);
+			add.funcs[add.nr_funcs++] = fn;
+		} else if (d->kind == DEF_TYPE) {
+			struct astra_alias a;
+			if (env_alias(f, d, &a) < 0)
+				continue;
+			ALLOC_GROW(add.aliases, add.nr_aliases + 1, aa);
+			add.aliases[add.nr_aliases++] = a;
+		} else if (d->kind == DEF_VAR) {
+			struct astra_const c;
+			if (env_const(f, d, &c) < 0)
+				continue;
+			ALLOC_GROW(add.consts, add.nr_consts + 1, ac);
+			add.consts[add.nr_consts++] = c;
+		}
+	}
+#define ENV_APPEND(arr, nr)                                                                          \
+	if (add.nr) {                                                                                \
+		env->arr = xrealloc(env->arr, (env->nr + add.nr) * sizeof(*env->arr));               \
+		memcpy(env->arr + env->nr, add.arr, add.nr * sizeof(*env->arr));                     \
+		env->nr += add.nr;                                                                   \
+	}                                                                                            \
+	free(add.arr);
+	ENV_APPEND(macros, nr_macros)
+	ENV_APPEND(aliases, nr_aliases)
+	ENV_APPEND(funcs, nr_funcs)
+	ENV_APPEND(consts, nr_consts)
+#undef ENV_APPEND
+	/* an object-like macro that names a type is an alias too (after the typedefs it may name) */
+	for (i = 0; i < env->nr_macros; i++) {
+		const struct astra_macro *m = &env->macros[i];
+		if (m->function_like || !m->body[0] || astra_env_alias(env, m->name, strlen(m->name)) ||
+		    !astra_type_is_type(env, m->body))
+			continue;
+		env->aliases = xrealloc(env->aliases, (env->nr_aliases + 1) * sizeof(*env->aliases));
+		env->aliases[env->nr_aliases].name = xstrdup(m->name);
+		env->aliases[env->nr_aliases].type = xstrdup(m->body);
+		env->aliases[env->nr_aliases].how = ASTRA_ALIAS_MACRO;
+		env->nr_aliases++;
+	}
+}
+
 /* The default argument of a template parameter with extent [s, e), or NULL. */
 static char *template_default(const struct file *f, size_t s, size_t e)
 {
@@ -1212,6 +1510,43 @@ static char *template_default(const struct file *f, size_t s, size_t e)
 			return tokens_text(f, f->toks[i + 1].off, e);
 	}
 	return NULL;
+}
+
+/*
+ * The type of a non-type template parameter [s, e) whose name is at
+ * name_off, as a type-id: the declaration without the name and the
+ * default.  "int N = 4" gives "int"; a declarator around the name
+ * ("float (*Act)(const float &)", "int (&A)[4]") keeps its parts:
+ * "float (*)(const float &)".
+ */
+static char *nontype_kind(const struct file *f, size_t s, size_t e, long name_off)
+{
+	size_t i, name_end, stop = e;
+	int depth = 0;
+	char *head, *tail, *kind;
+	if (name_off <= (long)s)
+		return tokens_text(f, s, e);
+	i = tok_at(f, (size_t)name_off);
+	if (i >= f->nr_toks || f->toks[i].off != (size_t)name_off)
+		return tokens_text(f, s, (size_t)name_off);
+	name_end = f->toks[i].off + f->toks[i].len;
+	/* The default argument starts at a top-level '=' after the name. */
+	for (i++; i < f->nr_toks && f->toks[i].off < e; i++) {
+		if (tok_is(f, i, "(") || tok_is(f, i, "[") || tok_is(f, i, "<"))
+			depth++;
+		else if (tok_is(f, i, ")") || tok_is(f, i, "]") || tok_is(f, i, ">"))
+			depth--;
+		else if (depth <= 0 && tok_is(f, i, "=")) {
+			stop = f->toks[i].off;
+			break;
+		}
+	}
+	head = tokens_text(f, s, (size_t)name_off);
+	tail = tokens_text(f, name_end, stop);
+	kind = *tail ? xasprintf("%s%s", head, tail) : xstrdup(head);
+	free(head);
+	free(tail);
+	return kind;
 }
 
 /* The __launch_bounds__(...) arguments among tokens [t0, t1). */
@@ -1273,7 +1608,7 @@ static void kernel_basics(struct astra_kernel *k, const struct file *f, const st
 		else if (clang_getCursorKind(c) == CXCursor_TemplateTemplateParameter)
 			k->tmpl_kinds[i] = xstrdup("template");
 		else
-			k->tmpl_kinds[i] = tokens_text(f, s, name_off > (long)s ? (size_t)name_off : e);
+			k->tmpl_kinds[i] = nontype_kind(f, s, e, name_off);
 	}
 	free(ch.params);
 	free(ch.tmpl);
@@ -1351,8 +1686,11 @@ static void add_kernel(struct astra_tu *tu, struct file *f, const struct kcand *
 	C.kend = k->end;
 	compute_closure(&C, tok_at(f, k->start), tok_at(f, k->end), k, dirs, nr_dirs);
 	take_deps(k, f);
-	if (main_file)
+	fill_env(k, f, 1);
+	if (main_file) {
 		take_deps(k, main_file);
+		fill_env(k, main_file, 0);
+	}
 	free(C.items);
 }
 
@@ -1554,6 +1892,19 @@ static const char *const base_args[] = {
 	"-D__grid_constant__=",
 	"-D__cluster_dims__(...)=",
 	"-D__maxnreg__(n)=",
+	/*
+	 * The CUDA headers' element types and <stdint.h>'s names, as stand-ins
+	 * of their size: a declaration that names an undeclared type is
+	 * dropped from the AST (a `using T = __half;` would vanish from the
+	 * dependencies and the rules' view).  Spellings come from the tokens,
+	 * which these macros do not change.
+	 */
+	"-D__half=short", "-D__half2=int", "-D__nv_bfloat16=short", "-D__nv_bfloat162=int",
+	"-D__nv_fp8_e4m3=char", "-D__nv_fp8_e5m2=char", "-D__nv_fp8_storage_t=char",
+	"-Dsize_t=__SIZE_TYPE__", "-Dptrdiff_t=__PTRDIFF_TYPE__", "-Dint64_t=__INT64_TYPE__",
+	"-Duint64_t=__UINT64_TYPE__", "-Dint32_t=__INT32_TYPE__", "-Duint32_t=__UINT32_TYPE__",
+	"-Dint16_t=__INT16_TYPE__", "-Duint16_t=__UINT16_TYPE__", "-Dint8_t=__INT8_TYPE__",
+	"-Duint8_t=__UINT8_TYPE__",
 };
 
 static void build_args(struct astra_vec *args, const struct astra_cmdline *cl)
@@ -1973,13 +2324,6 @@ static enum CXChildVisitResult visit_candidate(CXCursor c, CXCursor parent, CXCl
 	return CXChildVisit_Continue;
 }
 
-/* Names the launch expressions may use besides parameters and the variant's own. */
-static const char *const launch_names[] = {
-	"dim3", "min", "max", "std", "sizeof", "alignof", "static_cast", "reinterpret_cast", "const_cast",
-	"int", "unsigned", "long", "short", "char", "signed", "size_t", "float", "double", "bool", "true",
-	"false", "int32_t", "uint32_t", "int64_t", "uint64_t", "ptrdiff_t", "decltype", "constexpr",
-};
-
 /*
  * The only names a launch expression may call (name(...), name{...},
  * name<...>(...)): the launcher evaluates them on the host, so a call of
@@ -2103,12 +2447,15 @@ static void check_launch_expr(struct cand_check *K, size_t off, const char *what
 			for (k = 0; !ok && k < orig->nr_tmpl; k++)
 				ok = strlen(orig->tmpl_params[k]) == n && !memcmp(orig->tmpl_params[k], p, n);
 			if (!ok)
-				ok = in_list(launch_names, ARRAY_SIZE(launch_names), p, n);
+				ok = astra_launch_name(p, n);
 			for (k = 0; !ok && k < K->names.nr; k++)
 				ok = strlen(K->names.v[k]) == n && !memcmp(K->names.v[k], p, n);
 			if (!ok)
+				ok = astra_kernel_host_name(orig, p, n);
+			if (!ok)
 				reject(K, off, "launch(%s=...) uses '%.*s', which is not a parameter of the kernel, a template "
-				       "parameter or a name the variant defines", what, (int)n, p);
+				       "parameter, a name the variant defines or a host-visible name of the kernel's file that "
+				       "the kernel uses", what, (int)n, p);
 			continue;
 		}
 		if (!i || !(ltok_is(&t[i], '(') || ltok_is(&t[i], '{')))
@@ -2136,9 +2483,13 @@ static void check_launch_expr(struct cand_check *K, size_t off, const char *what
 				       "only dim3, min, max, sizeof, alignof, decltype, casts and conversions to built-in types",
 				       what);
 			} else if (callee != (size_t)-1 &&
-				   !in_list(launch_calls, ARRAY_SIZE(launch_calls), t[callee].p, t[callee].n)) {
+				   !in_list(launch_calls, ARRAY_SIZE(launch_calls), t[callee].p, t[callee].n) &&
+				   /* The user's own host helper of the kernel's file (ceil_div), not the variant's. */
+				   !((!callee || !(ltok_is(&t[callee - 1], '.') || ltok_is(&t[callee - 1], '>'))) &&
+				     astra_kernel_host_name(orig, t[callee].p, t[callee].n))) {
 				reject(K, off, "launch(%s=...) calls '%.*s': a launch expression may call only dim3, min, max, "
-				       "sizeof, alignof, decltype, casts and conversions to built-in types (host code runs it)",
+				       "sizeof, alignof, decltype, casts, conversions to built-in types and the kernel file's own host "
+				       "functions (host code runs it)",
 				       what, (int)t[callee].n, t[callee].p);
 			}
 		}

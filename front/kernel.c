@@ -49,8 +49,60 @@ void astra_kernel_release(struct astra_kernel *k)
 	free(k->tokens);
 	free(k->norm);
 	free(k->headers);
+	astra_env_release(&k->env);
 	memset(k, 0, sizeof(*k));
 }
+
+void astra_env_release(struct astra_env *env)
+{
+	size_t i, j;
+	for (i = 0; i < env->nr_macros; i++) {
+		free(env->macros[i].name);
+		free_strv(env->macros[i].params, env->macros[i].nr_params);
+		free(env->macros[i].body);
+	}
+	free(env->macros);
+	for (i = 0; i < env->nr_aliases; i++) {
+		free(env->aliases[i].name);
+		free(env->aliases[i].type);
+	}
+	free(env->aliases);
+	for (i = 0; i < env->nr_funcs; i++) {
+		struct astra_func *fn = &env->funcs[i];
+		free(fn->name);
+		free(fn->ret);
+		free(fn->body);
+		for (j = 0; j < fn->nr_params; j++) {
+			free(fn->params[j].name);
+			free(fn->params[j].type);
+			free(fn->params[j].elem_type);
+		}
+		free(fn->params);
+	}
+	free(env->funcs);
+	for (i = 0; i < env->nr_consts; i++) {
+		free(env->consts[i].name);
+		free(env->consts[i].type);
+		free(env->consts[i].init);
+	}
+	free(env->consts);
+	memset(env, 0, sizeof(*env));
+}
+
+#define ENV_FIND(what, arr, nr)                                                                         \
+	const struct astra_##what *astra_env_##what(const struct astra_env *env, const char *name, size_t len) \
+	{                                                                                               \
+		size_t i;                                                                               \
+		for (i = 0; env && i < env->nr; i++)                                                    \
+			if (strlen(env->arr[i].name) == len && !memcmp(env->arr[i].name, name, len))   \
+				return &env->arr[i];                                                    \
+		return NULL;                                                                            \
+	}
+
+ENV_FIND(macro, macros, nr_macros)
+ENV_FIND(alias, aliases, nr_aliases)
+ENV_FIND(func, funcs, nr_funcs)
+ENV_FIND(const, consts, nr_consts)
 
 void astra_variant_release(struct astra_variant *v)
 {
@@ -87,6 +139,20 @@ void astra_tu_release(struct astra_tu *tu)
 	memset(tu, 0, sizeof(*tu));
 }
 
+int astra_launch_name(const char *name, size_t len)
+{
+	static const char *const names[] = {
+		"dim3", "min", "max", "std", "sizeof", "alignof", "static_cast", "reinterpret_cast", "const_cast",
+		"int", "unsigned", "long", "short", "char", "signed", "size_t", "float", "double", "bool", "true",
+		"false", "int32_t", "uint32_t", "int64_t", "uint64_t", "ptrdiff_t", "decltype", "constexpr",
+	};
+	size_t i;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && !memcmp(names[i], name, len))
+			return 1;
+	return 0;
+}
+
 const struct astra_kernel *astra_tu_kernel(const struct astra_tu *tu, const char *name)
 {
 	size_t i;
@@ -94,4 +160,31 @@ const struct astra_kernel *astra_tu_kernel(const struct astra_tu *tu, const char
 		if (!strcmp(tu->kernels[i].name, name))
 			return &tu->kernels[i];
 	return NULL;
+}
+
+/*
+ * Whether the host can name `name` (len bytes) in a launch expression: a
+ * macro, type, constant or host-callable function of the kernel's file
+ * that the kernel or its pragma refers to (a `ceil_div`, a BLOCK_SIZE, a
+ * typedef'd element type in a sizeof).  A generated host launcher sits
+ * right after the kernel, where all of those are in scope; a function
+ * that only the device may call (`__device__` without `__host__`,
+ * `__global__`) or `__constant__` data is not.
+ */
+int astra_kernel_host_name(const struct astra_kernel *k, const char *name, size_t len)
+{
+	size_t i;
+	for (i = 0; i < k->nr_deps; i++) {
+		const char *t = k->dep_texts ? k->dep_texts[i] : NULL;
+		if (strlen(k->deps[i]) != len || memcmp(k->deps[i], name, len))
+			continue;
+		if (!t)
+			return 0;
+		if (strstr(t, "__global__") || (strncmp(t, "#", 1) && strstr(t, "__constant__")))
+			return 0;
+		if (strstr(t, "__device__") && !strstr(t, "__host__") && strncmp(t, "#", 1))
+			return 0;
+		return 1;
+	}
+	return 0;
 }

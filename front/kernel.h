@@ -37,6 +37,65 @@ struct astra_token {
 	unsigned line, col;         /* in the file */
 };
 
+/*
+ * What a kernel's text depends on in its file, resolved by extraction:
+ * the macros, type aliases, __device__ functions and constants that the
+ * kernel names (transitively), each as the compiler sees it at the
+ * kernel's definition.  The rules read through them (an index from a
+ * helper, an element type through a typedef); the key and the test
+ * program use deps/dep_texts.  Text is as written, comments dropped.
+ */
+struct astra_macro {
+	char *name;
+	int function_like;
+	char **params;              /* function-like: parameter names; `...` is "__VA_ARGS__" */
+	size_t nr_params;
+	int variadic;
+	char *body;                 /* the replacement list, splices removed (lines kept) */
+};
+
+enum astra_alias_how { ASTRA_ALIAS_TYPEDEF, ASTRA_ALIAS_USING, ASTRA_ALIAS_MACRO };
+
+struct astra_alias {
+	char *name;
+	char *type;                 /* the type it names as written: "__nv_bfloat16", "const float" */
+	enum astra_alias_how how;
+};
+
+struct astra_func {
+	char *name;
+	char *ret;                  /* the return type as written, specifiers dropped: "float" */
+	struct astra_param *params;
+	size_t nr_params;
+	char *body;                 /* "{ ... }" as written */
+	int is_device;              /* __device__ (or __host__ __device__) */
+	int is_template;            /* a function template: calls need deduction */
+	int overloaded;             /* the file defines several functions of this name */
+};
+
+struct astra_const {
+	char *name;
+	char *type;                 /* "int", "constexpr"-free */
+	char *init;                 /* the initializer's text */
+};
+
+struct astra_env {
+	struct astra_macro *macros;
+	size_t nr_macros;
+	struct astra_alias *aliases;
+	size_t nr_aliases;
+	struct astra_func *funcs;
+	size_t nr_funcs;
+	struct astra_const *consts;
+	size_t nr_consts;
+};
+
+void astra_env_release(struct astra_env *env);
+const struct astra_macro *astra_env_macro(const struct astra_env *env, const char *name, size_t len);
+const struct astra_alias *astra_env_alias(const struct astra_env *env, const char *name, size_t len);
+const struct astra_func *astra_env_func(const struct astra_env *env, const char *name, size_t len);
+const struct astra_const *astra_env_const(const struct astra_env *env, const char *name, size_t len);
+
 struct astra_kernel {
 	char *name;
 	char *file;                 /* the file that defines it, as the compiler names it */
@@ -87,9 +146,20 @@ struct astra_kernel {
 	/* Indexes in tu->includes.items of the headers this kernel can see. */
 	size_t *headers;
 	size_t nr_headers;
+	/* What the kernel's text depends on, resolved (above). */
+	struct astra_env env;
 };
 
 void astra_kernel_release(struct astra_kernel *k);
+
+/*
+ * 1 when the host may name `name` (len bytes) in a launch expression: one
+ * of the kernel's dependencies in its file (a macro, a type, a constant,
+ * a function that is not device-only), such as the `ceil_div` or the
+ * BLOCK_SIZE a pragma's launch uses.  A variant's own geometry may use
+ * them as well as the kernel's parameters.
+ */
+int astra_kernel_host_name(const struct astra_kernel *k, const char *name, size_t len);
 
 /*
  * A variant of a kernel: what an optimizer proposes, what the verifier
@@ -144,6 +214,13 @@ struct astra_tu {
 };
 
 void astra_tu_release(struct astra_tu *tu);
+
+/*
+ * Is name[0, len) one of the few names a variant's launch expressions may
+ * use besides parameters (dim3, min, max, sizeof, casts to integer types,
+ * ...), which a generated host launcher can evaluate?
+ */
+int astra_launch_name(const char *name, size_t len);
 const struct astra_kernel *astra_tu_kernel(const struct astra_tu *tu, const char *name);
 
 #endif

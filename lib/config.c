@@ -43,6 +43,9 @@ static const struct item {
 	[ASTRA_CFG_STRICT] = { "strict", "ASTRA_CC_STRICT", T_BOOL, "false" },
 	[ASTRA_CFG_MAX_SIZE] = { "max_size", "ASTRA_CC_MAX_SIZE", T_SIZE, "1G" },
 	[ASTRA_CFG_REMOTE_STORAGE] = { "remote_storage", "ASTRA_CC_REMOTE_STORAGE", T_STR, "" },
+	[ASTRA_CFG_REMOTE_CREDENTIALS] = { "remote_credentials", "ASTRA_CC_REMOTE_CREDENTIALS", T_STR, "" },
+	[ASTRA_CFG_SIGNING_KEY_FILE] = { "signing_key_file", "ASTRA_CC_SIGNING_KEY_FILE", T_STR, "" },
+	[ASTRA_CFG_REQUIRE_SIGNATURE] = { "require_signature", "ASTRA_CC_REQUIRE_SIGNATURE", T_BOOL, "false" },
 	[ASTRA_CFG_LOCK_WAIT] = { "lock_wait", "ASTRA_CC_LOCK_WAIT", T_INT, "150" },
 	[ASTRA_CFG_OPTIMIZER] = { "optimizer", "ASTRA_CC_OPTIMIZER", T_OPTIMIZER, "rules" },
 	[ASTRA_CFG_MAX_ROUNDS] = { "max_rounds", "ASTRA_CC_MAX_ROUNDS", T_INT, "4" },
@@ -258,7 +261,7 @@ static void read_file(const char *path, enum source src, long long trusted_gid)
 		return;
 	}
 	if (src == SRC_CACHE && !astra_trust_config(st.st_uid, st.st_gid, st.st_mode, trusted_gid, &why)) {
-		astra_vec_pushf(&problems, "%s: not read: %s (see \"Sharing a cache\" in doc/cache.md)", path, why.buf);
+		astra_vec_pushf(&problems, "%s: warning: not read: %s (see \"Sharing a cache\" in doc/cache.md)", path, why.buf);
 		astra_buf_release(&why);
 		astra_buf_release(&b);
 		return;

@@ -7,6 +7,7 @@ libastra_a_SOURCES += \
 	passes/ccache.c passes/ccache.h \
 	passes/pipeline.c passes/pipeline.h \
 	passes/rewrite.c passes/rewrite.h \
+	passes/dispatch.c passes/dispatch.h \
 	passes/substitute.c passes/substitute.h
 
 # The recorder of capture builds is CUDA C++ kept as a real file and

@@ -27,6 +27,7 @@
 #include "cache/stats.h"
 #include "cache/store.h"
 #include "passes/capture.h"
+#include "passes/dispatch.h"
 #include "passes/substitute.h"
 #include "front/extract.h"
 #include "front/includes.h"
@@ -96,7 +97,73 @@ struct found {
 	struct astra_variant variant;   /* the variant to substitute (text NULL: none) */
 	int ccs[16];                    /* the architectures it was verified for */
 	size_t nr_ccs;
+	/* A variant set (shape dispatch): variant is then a copy of variants[0]. */
+	struct astra_variant *variants;
+	size_t nr_variants;
+	struct astra_dispatch dispatch;
+	int has_dispatch;
 };
+
+static void found_release(struct found *f)
+{
+	size_t i;
+	astra_variant_release(&f->variant);
+	for (i = 0; i < f->nr_variants; i++)
+		astra_variant_release(&f->variants[i]);
+	free(f->variants);
+	if (f->has_dispatch)
+		astra_dispatch_release(&f->dispatch);
+}
+
+/*
+ * Take what entry e holds for f's kernel, or check that it is what f
+ * already holds (another architecture's entry: the same variant, or the
+ * same variant set with the same choice).  Returns 1 when e's variant(s)
+ * are f's, 0 otherwise.
+ */
+static int take_entry(struct found *f, const struct astra_entry *e)
+{
+	size_t i;
+	if (!astra_entry_is_dispatch(e)) {
+		if (!e->variant || f->has_dispatch)
+			return 0;
+		if (f->variant.text)
+			return !strcmp(f->variant.text, e->variant);
+		f->variant.text = xstrdup(e->variant);
+		f->variant.origin = e->origin ? xstrdup(e->origin) : NULL;
+		return 1;
+	}
+	if (f->variant.text && !f->has_dispatch)
+		return 0;
+	{
+		struct astra_dispatch d;
+		const char *why = "";
+		if (astra_dispatch_from_entry(&d, e, &why) < 0) {
+			warning("%s: the cached variant set of %s cannot be used (%s)", f->kernel->file, f->kernel->name,
+				why);
+			return 0;
+		}
+		if (f->has_dispatch) {
+			int same = f->nr_variants == e->nr_variants && astra_dispatch_equal(&f->dispatch, &d);
+			for (i = 0; same && i < e->nr_variants; i++)
+				same = strlen(f->variants[i].text) == e->variants[i].len &&
+				       !memcmp(f->variants[i].text, e->variants[i].text, e->variants[i].len);
+			astra_dispatch_release(&d);
+			return same;
+		}
+		f->dispatch = d;
+		f->has_dispatch = 1;
+	}
+	f->variants = xcalloc(e->nr_variants, sizeof(*f->variants));
+	for (i = 0; i < e->nr_variants; i++) {
+		f->variants[i].text = xstrndup(e->variants[i].text, e->variants[i].len);
+		f->variants[i].origin = e->variants[i].origin ? xstrdup(e->variants[i].origin) : NULL;
+	}
+	f->nr_variants = e->nr_variants;
+	f->variant.text = xstrdup(f->variants[0].text);
+	f->variant.origin = f->variants[0].origin ? xstrdup(f->variants[0].origin) : NULL;
+	return 1;
+}
 
 /* Queue a missed kernel for `astra-cc --warmup`. */
 static void queue_for_warmup(struct astra_cache *cache, const struct astra_invocation *inv,
@@ -187,19 +254,17 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 					  "nothing is captured for %s: build with ASTRA_CC_CAPTURE=1 (or `astra-cc --capture "
 					  "-- <nvcc command>`), run the program once, then `astra-cc --warmup` (doc/capture.md)",
 					  k->file, k->line, k->name, archs.v[a]);
-			if (hit && e.verdict == ASTRA_VERDICT_FASTER && e.variant && f->nr_ccs < ARRAY_SIZE(f->ccs)) {
+			if (hit && e.verdict == ASTRA_VERDICT_FASTER && f->nr_ccs < ARRAY_SIZE(f->ccs)) {
 				/*
-				 * One variant per kernel: the highest architecture's.
-				 * Other architectures use it only if their verified
-				 * variant is the very same text.
+				 * One variant (or variant set) per kernel: the
+				 * highest architecture's.  Other architectures use
+				 * it only if theirs is the very same text (and the
+				 * same choice).
 				 */
-				if (!f->variant.text) {
-					f->variant.text = xstrdup(e.variant);
-					f->variant.origin = e.origin ? xstrdup(e.origin) : NULL;
+				int first = !f->variant.text;
+				if (take_entry(f, &e)) {
 					f->ccs[f->nr_ccs++] = cc;
-					nr_found++;
-				} else if (!strcmp(f->variant.text, e.variant)) {
-					f->ccs[f->nr_ccs++] = cc;
+					nr_found += first;
 				}
 			}
 			astra_entry_release(&e);
@@ -263,7 +328,11 @@ int astra_pipeline_compile(struct astra_invocation *inv)
 			 * before use (this also reads its launch geometry).
 			 */
 			struct astra_buf why = ASTRA_BUF_INIT;
-			if (astra_extract_candidate(found[i].kernel, &found[i].variant, NULL, &why) < 0) {
+			size_t j;
+			int bad = astra_extract_candidate(found[i].kernel, &found[i].variant, NULL, &why) < 0;
+			for (j = 0; j < found[i].nr_variants && !bad; j++)
+				bad = astra_extract_candidate(found[i].kernel, &found[i].variants[j], NULL, &why) < 0;
+			if (bad) {
 				warning("%s: the cached variant of %s fails the candidate check (%s); compiling the original",
 					inv->cl.inputs.v[0], found[i].kernel->name, why.buf);
 				astra_stats_inc(ASTRA_STAT_CORRUPT_ENTRIES);
@@ -275,6 +344,13 @@ int astra_pipeline_compile(struct astra_invocation *inv)
 			subs[m].variant = &found[i].variant;
 			subs[m].ccs = found[i].ccs;
 			subs[m].nr_ccs = found[i].nr_ccs;
+			if (found[i].has_dispatch) {
+				subs[m].variants = found[i].variants;
+				subs[m].nr_variants = found[i].nr_variants;
+				subs[m].dispatch = &found[i].dispatch;
+				astra_trace(ASTRA_TRACE_DRIVER, "%s: %s: %zu variants, chosen per launch",
+					    inv->cl.inputs.v[0], found[i].kernel->name, found[i].nr_variants);
+			}
 			m++;
 		}
 		if (m)
@@ -285,7 +361,7 @@ out:
 	if (found) {
 		size_t i;
 		for (i = 0; i < tu.nr_kernels; i++)
-			astra_variant_release(&found[i].variant);
+			found_release(&found[i]);
 		free(found);
 	}
 	astra_tu_release(&tu);

@@ -406,6 +406,11 @@ int astra_variant_has_geometry(const struct astra_variant *v)
 	return v->grid || v->block || v->shmem;
 }
 
+int astra_subst_has_launcher(const struct astra_subst *s)
+{
+	return s->dispatch || astra_variant_has_geometry(s->variant);
+}
+
 /* ------------------------------------------------------------------- edits */
 
 void astra_edits_add(struct astra_edits *e, size_t start, size_t end, char *text, int framed)
@@ -693,63 +698,42 @@ static int rewrite_in_place(struct astra_edits *e, const char *src, const char *
 	return 0;
 }
 
-static int rewrite_with_geometry(struct astra_edits *e, const char *src, const char *spelling,
-				 const struct astra_subst *s, const char *vtext, const char *extra)
+/*
+ * A variant under a private name (vname) for the verified architectures
+ * and the host pass; on any other architecture a stub with the same
+ * signature that traps (the host pass registers the kernel for every
+ * architecture; it is never launched there).  d: where the kernel is in
+ * vtext.
+ */
+static void add_private_variant(struct astra_buf *b, const char *src, const char *spelling,
+				const struct astra_subst *s, const struct astra_variant *v, const char *vtext,
+				const struct kdef *d, const char *vname)
 {
 	const struct astra_kernel *k = s->kernel;
-	const struct astra_variant *v = s->variant;
-	struct astra_buf b = ASTRA_BUF_INIT, decl = ASTRA_BUF_INIT, fwd = ASTRA_BUF_INIT;
-	char *vname = astra_rewrite_variant_name(k->name);
-	char *lname = astra_rewrite_launcher_name(k->name);
-	char *pname = xasprintf("__astra_pending_%s", k->name);
-	char *head = k->is_template ? template_head(k) : NULL;
-	char *targs = template_args(k);
-	struct kdef d;
-	unsigned long kline = line_of(src, k->start);
-	size_t i, vlen = strlen(vtext);
-	int ret = -1;
+	size_t vlen = strlen(vtext);
+	astra_buf_adds(b, "#if !defined(__CUDA_ARCH__) || ");
+	add_arch_test(b, s);
+	add_origin_comment(b, v);
+	add_line_directive(b, variant_first_line(src, k, vtext), spelling);
+	astra_buf_add(b, vtext, d->name);
+	astra_buf_adds(b, vname);
+	add_text_line(b, vtext + d->name_end, vlen - d->name_end);
+	astra_buf_adds(b, "#else /* an architecture the variant was not verified on: never launched */\n");
+	add_line_directive(b, line_of(src, k->start), spelling);
+	astra_buf_add(b, vtext + d->start, d->name - d->start);
+	astra_buf_adds(b, vname);
+	astra_buf_add(b, vtext + d->name_end, d->body - d->name_end);
+	astra_buf_adds(b, "{ __trap(); }\n#endif\n");
+}
 
-	if (k->is_template && !head) {
-		error("%s: cannot find the template head of the kernel", k->name);
-		goto out;
-	}
-	if (launcher_params(k, &decl, &fwd) < 0)
-		goto out;
-	if (find_kernel_def(vtext, vlen, k->name, &d) != 1) {
-		error("%s: the variant must define __global__ %s exactly once", k->name, k->name);
-		goto out;
-	}
-
-	astra_buf_adds(&b, "#if !defined(__CUDA_ARCH__) || ");
-	add_arch_test(&b, s);
-	add_origin_comment(&b, v);
-	add_line_directive(&b, variant_first_line(src, k, vtext), spelling);
-	astra_buf_add(&b, vtext, d.name);
-	astra_buf_adds(&b, vname);
-	add_text_line(&b, vtext + d.name_end, vlen - d.name_end);
-	astra_buf_adds(&b, "#else /* an architecture the variant was not verified on: never launched */\n");
-	add_line_directive(&b, kline, spelling);
-	astra_buf_add(&b, vtext + d.start, d.name - d.start);
-	astra_buf_adds(&b, vname);
-	astra_buf_add(&b, vtext + d.name_end, d.body - d.name_end);
-	astra_buf_adds(&b, "{ __trap(); }\n#endif\n");
-
-	/*
-	 * A site becomes
-	 *     (__astra_pending_K(cfg) ? (void)0 : __astra_launch_K(args))
-	 * the way nvcc itself lowers name<<<cfg>>>(args): the condition is
-	 * sequenced before the arguments (so the configuration is evaluated
-	 * first, and no compiler warns about the order), each argument is
-	 * evaluated once with a call's conversions, and the expression is
-	 * void.  The condition is a temporary that lives to the end of the
-	 * full-expression and registers itself in a per-thread chain, which
-	 * the launcher reads (the innermost configuration not yet used, so
-	 * launches nested in the arguments keep their own); its destructor
-	 * unlinks it, also when an argument throws.  Both live in an unnamed
-	 * namespace: kernels of the same name in two files must not share an
-	 * inline function.
-	 */
-	astra_buf_addf(&b, "namespace {\n"
+/*
+ * The pending-configuration struct that carries a site's <<<...>>> to its
+ * launcher (see the comment where it is used), with the run-time
+ * architecture test unless every launch may go to the variant (direct).
+ */
+static void add_pending(struct astra_buf *b, const char *pname, const char *gname, int direct)
+{
+	astra_buf_addf(b, "namespace {\n"
 		       "struct %s {\n"
 		       "\tdim3 __astra_grid, __astra_block;\n"
 		       "\tsize_t __astra_shmem;\n"
@@ -774,40 +758,116 @@ static int rewrite_with_geometry(struct astra_edits *e, const char *src, const c
 		       "\t\tif (__astra_p)\n\t\t\t__astra_p->__astra_used = 1;\n"
 		       "\t\treturn __astra_p;\n\t}\n%s"
 		       "};\n"
+		       "namespace %s {\n"
+		       "template <typename __astra_A, typename __astra_B>\n"
+		       "inline auto min(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_a : __astra_b)\n"
+		       "{\n\treturn __astra_b < __astra_a ? __astra_b : __astra_a;\n}\n"
+		       "template <typename __astra_A, typename __astra_B>\n"
+		       "inline auto max(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_a : __astra_b)\n"
+		       "{\n\treturn __astra_a < __astra_b ? __astra_b : __astra_a;\n}\n"
+		       "}\n"
 		       "}\n",
 		       pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname, pname,
-		       s->direct ? "" : variant_ok_member);
+		       direct ? "" : variant_ok_member, gname);
+}
+
+/*
+ * vname<targs><<<the variant's geometry, or the site's where it gives
+ * none; the site's stream>>>(fwd); each line indented by ind.  More than
+ * 48 KiB of dynamic shared memory needs the kernel's attribute raised
+ * first: the user's code raised it for the original, but the variant is
+ * another function, so the launcher raises it for the variant (the
+ * attribute call is per device and cheap).
+ */
+static void add_variant_launch(struct astra_buf *b, const char *vname, const char *targs,
+			       const struct astra_variant *v, const char *fwd, const char *ind)
+{
+	char *shm = v->shmem ? xasprintf("(size_t)(%s)", v->shmem) : xstrdup("__astra_p->__astra_shmem");
+	astra_buf_addf(b, "%sif (%s > 48 * 1024)\n%s\t(void)cudaFuncSetAttribute((const void *)%s%s, "
+		       "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)%s);\n",
+		       ind, shm, ind, vname, targs, shm);
+	free(shm);
+	astra_buf_addf(b, "%s%s%s<<<", ind, vname, targs);
+	if (v->grid)
+		astra_buf_addf(b, "dim3(%s), ", v->grid);
+	else
+		astra_buf_adds(b, "__astra_p->__astra_grid, ");
+	if (v->block)
+		astra_buf_addf(b, "dim3(%s), ", v->block);
+	else
+		astra_buf_adds(b, "__astra_p->__astra_block, ");
+	if (v->shmem)
+		astra_buf_addf(b, "(size_t)(%s), ", v->shmem);
+	else
+		astra_buf_adds(b, "__astra_p->__astra_shmem, ");
+	astra_buf_addf(b, "__astra_p->__astra_stream>>>(%s);\n", fwd);
+}
+
+static int rewrite_with_geometry(struct astra_edits *e, const char *src, const char *spelling,
+				 const struct astra_subst *s, const char *vtext, const char *extra)
+{
+	const struct astra_kernel *k = s->kernel;
+	const struct astra_variant *v = s->variant;
+	struct astra_buf b = ASTRA_BUF_INIT, decl = ASTRA_BUF_INIT, fwd = ASTRA_BUF_INIT;
+	char *vname = astra_rewrite_variant_name(k->name);
+	char *lname = astra_rewrite_launcher_name(k->name);
+	char *pname = xasprintf("__astra_pending_%s", k->name);
+	char *gname = xasprintf("__astra_geo_%s", k->name);
+	char *head = k->is_template ? template_head(k) : NULL;
+	char *targs = template_args(k);
+	struct kdef d;
+	size_t i, vlen = strlen(vtext);
+	int ret = -1;
+
+	if (k->is_template && !head) {
+		error("%s: cannot find the template head of the kernel", k->name);
+		goto out;
+	}
+	if (launcher_params(k, &decl, &fwd) < 0)
+		goto out;
+	if (find_kernel_def(vtext, vlen, k->name, &d) != 1) {
+		error("%s: the variant must define __global__ %s exactly once", k->name, k->name);
+		goto out;
+	}
+
+	add_private_variant(&b, src, spelling, s, v, vtext, &d, vname);
+
+	/*
+	 * A site becomes
+	 *     (__astra_pending_K(cfg) ? (void)0 : __astra_launch_K(args))
+	 * the way nvcc itself lowers name<<<cfg>>>(args): the condition is
+	 * sequenced before the arguments (so the configuration is evaluated
+	 * first, and no compiler warns about the order), each argument is
+	 * evaluated once with a call's conversions, and the expression is
+	 * void.  The condition is a temporary that lives to the end of the
+	 * full-expression and registers itself in a per-thread chain, which
+	 * the launcher reads (the innermost configuration not yet used, so
+	 * launches nested in the arguments keep their own); its destructor
+	 * unlinks it, also when an argument throws.  Both live in an unnamed
+	 * namespace: kernels of the same name in two files must not share an
+	 * inline function.
+	 */
+	add_pending(&b, pname, gname, s->direct);
 	astra_buf_addf(&b, "%s%sstatic inline void %s(%s)\n{\n", head ? head : "", head ? "\n" : "", lname,
 		       decl.len > 2 ? decl.buf + 2 : "");
 	astra_buf_addf(&b, "\t%s *__astra_p = %s::__astra_take();\n", pname, pname);
+	/* min and max of mixed types in the variant's geometry (the CUDA headers' are ambiguous) */
+	astra_buf_addf(&b, "\tusing %s::min;\n\tusing %s::max;\n", gname, gname);
 	if (s->direct) {
 		/* Every device pass has the variant: no test, and the original is not named. */
-		astra_buf_adds(&b, "\tif (!__astra_p)\n\t\treturn;\n\t");
+		astra_buf_adds(&b, "\tif (!__astra_p)\n\t\treturn;\n");
 	} else {
 		astra_buf_adds(&b, "\tstatic volatile signed char __astra_c[64];\n");
 		astra_buf_adds(&b, "\tstatic const int __astra_cc[] = { ");
 		for (i = 0; i < s->nr_ccs; i++)
 			astra_buf_addf(&b, "%s%d", i ? ", " : "", s->ccs[i]);
 		astra_buf_adds(&b, " };\n\tif (!__astra_p)\n\t\treturn;\n");
-		astra_buf_addf(&b, "\tif (%s::__astra_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu))\n\t\t",
+		astra_buf_addf(&b, "\tif (%s::__astra_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu)) {\n",
 			       pname, vname, targs, s->nr_ccs);
 	}
-	astra_buf_addf(&b, "%s%s<<<", vname, targs);
-	if (v->grid)
-		astra_buf_addf(&b, "dim3(%s), ", v->grid);
-	else
-		astra_buf_adds(&b, "__astra_p->__astra_grid, ");
-	if (v->block)
-		astra_buf_addf(&b, "dim3(%s), ", v->block);
-	else
-		astra_buf_adds(&b, "__astra_p->__astra_block, ");
-	if (v->shmem)
-		astra_buf_addf(&b, "(size_t)(%s), ", v->shmem);
-	else
-		astra_buf_adds(&b, "__astra_p->__astra_shmem, ");
-	astra_buf_addf(&b, "__astra_p->__astra_stream>>>(%s);\n", fwd.buf);
+	add_variant_launch(&b, vname, targs, v, fwd.buf, s->direct ? "\t" : "\t\t");
 	if (!s->direct)
-		astra_buf_addf(&b, "\telse\n\t\t%s%s<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
+		astra_buf_addf(&b, "\t} else\n\t\t%s%s<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
 			       "__astra_p->__astra_shmem, __astra_p->__astra_stream>>>(%s);\n",
 			       k->name, targs, fwd.buf);
 	astra_buf_adds(&b, "}\n");
@@ -822,6 +882,126 @@ out:
 	free(vname);
 	free(lname);
 	free(pname);
+	free(gname);
+	free(head);
+	free(targs);
+	return ret;
+}
+
+/*
+ * Shape dispatch: every variant of the set under a private name
+ * (__astra_v1_K, __astra_v2_K, ...; a variant that keeps the original
+ * geometry is launched with the site's), the choice function, and a
+ * launcher that asks it which version this launch runs.  The original stays
+ * untouched and is one of the choices.
+ */
+static int rewrite_dispatch(struct astra_edits *e, const char *src, const char *spelling,
+			    const struct astra_subst *s, const char *extra)
+{
+	const struct astra_kernel *k = s->kernel;
+	const struct astra_dispatch *dp = s->dispatch;
+	struct astra_buf b = ASTRA_BUF_INIT, decl = ASTRA_BUF_INIT, fwd = ASTRA_BUF_INIT;
+	char *lname = astra_rewrite_launcher_name(k->name);
+	char *pname = xasprintf("__astra_pending_%s", k->name);
+	char *gname = xasprintf("__astra_geo_%s", k->name);
+	char *cname = xasprintf("__astra_choose_%s", k->name);
+	char *head = k->is_template ? template_head(k) : NULL;
+	char *targs = template_args(k);
+	char **vnames = xcalloc(s->nr_variants + 1, sizeof(char *));
+	int orig_chosen = 0, ret = -1;
+	size_t i, j;
+
+	if (k->is_template && !head) {
+		error("%s: cannot find the template head of the kernel", k->name);
+		goto out;
+	}
+	if (launcher_params(k, &decl, &fwd) < 0)
+		goto out;
+	if ((size_t)dp->nr_versions != s->nr_variants + 1) {
+		error("%s: the choice is among %d versions, the set has %zu variants", k->name, dp->nr_versions,
+		      s->nr_variants);
+		goto out;
+	}
+	/* The choice reads scalar parameters of this kernel, and nothing else. */
+	for (j = 0; j < dp->nr_params; j++) {
+		int found = 0;
+		for (i = 0; i < k->nr_params; i++)
+			if (k->params[i].name && !strcmp(k->params[i].name, dp->params[j]) && !k->params[i].is_pointer)
+				found = 1;
+		if (!found) {
+			error("%s: the choice reads `%s`, which is not a scalar parameter of the kernel", k->name,
+			      dp->params[j]);
+			goto out;
+		}
+	}
+	for (i = 0; i < dp->nr_points; i++)
+		if (dp->choice[i] == 0)
+			orig_chosen = 1;
+
+	for (i = 0; i < s->nr_variants; i++) {
+		char *vtext = blank_astra_pragmas(s->variants[i].text, strlen(s->variants[i].text));
+		struct kdef d;
+		vnames[i] = xasprintf("__astra_v%zu_%s", i + 1, k->name);
+		if (find_kernel_def(vtext, strlen(vtext), k->name, &d) != 1) {
+			error("%s: variant %zu must define __global__ %s exactly once", k->name, i + 1, k->name);
+			free(vtext);
+			goto out;
+		}
+		add_private_variant(&b, src, spelling, s, &s->variants[i], vtext, &d, vnames[i]);
+		free(vtext);
+	}
+	add_pending(&b, pname, gname, s->direct);
+	astra_dispatch_emit(dp, cname, &b);
+	astra_buf_addf(&b, "%s%sstatic inline void %s(%s)\n{\n", head ? head : "", head ? "\n" : "", lname,
+		       decl.len > 2 ? decl.buf + 2 : "");
+	astra_buf_addf(&b, "\t%s *__astra_p = %s::__astra_take();\n", pname, pname);
+	astra_buf_addf(&b, "\tusing %s::min;\n\tusing %s::max;\n", gname, gname);
+	if (!s->direct) {
+		astra_buf_adds(&b, "\tstatic volatile signed char __astra_c[64];\n");
+		astra_buf_adds(&b, "\tstatic const int __astra_cc[] = { ");
+		for (i = 0; i < s->nr_ccs; i++)
+			astra_buf_addf(&b, "%s%d", i ? ", " : "", s->ccs[i]);
+		astra_buf_adds(&b, " };\n");
+	}
+	astra_buf_adds(&b, "\tif (!__astra_p)\n\t\treturn;\n");
+	astra_buf_addf(&b, "\tswitch (%s(", cname);
+	for (j = 0; j < dp->nr_params; j++)
+		astra_buf_addf(&b, "%s(double)(%s)", j ? ", " : "", dp->params[j]);
+	astra_buf_adds(&b, ")) {\n");
+	for (i = 0; i < s->nr_variants; i++) {
+		int last = !orig_chosen && s->direct && i + 1 == s->nr_variants;
+		/* Without the original among the choices, the last variant is the default: nothing else is named. */
+		astra_buf_addf(&b, last ? "\tdefault:\n" : "\tcase %zu:\n", i + 1);
+		if (!s->direct)
+			astra_buf_addf(&b, "\t\tif (!%s::__astra_ok(__astra_c, (const void *)%s%s, __astra_cc, %zu))\n"
+				       "\t\t\tbreak;\n", pname, vnames[i], targs, s->nr_ccs);
+		add_variant_launch(&b, vnames[i], targs, &s->variants[i], fwd.buf, "\t\t");
+		astra_buf_adds(&b, "\t\treturn;\n");
+	}
+	/* A default label either way (-Wswitch-default): the original runs after the switch. */
+	if (orig_chosen || !s->direct)
+		astra_buf_adds(&b, "\tdefault:\n\t\tbreak;\n");
+	astra_buf_adds(&b, "\t}\n");
+	if (orig_chosen || !s->direct)
+		astra_buf_addf(&b, "\t%s%s<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
+			       "__astra_p->__astra_shmem, __astra_p->__astra_stream>>>(%s);\n",
+			       k->name, targs, fwd.buf);
+	astra_buf_adds(&b, "}\n");
+	if (extra)
+		astra_buf_adds(&b, extra);
+	astra_edits_add(e, k->end, k->end, astra_buf_detach(&b, NULL), 1);
+	ret = 0;
+out:
+	for (i = 0; i < s->nr_variants; i++)
+		free(vnames[i]);
+	free(vnames);
+	astra_buf_release(&b);
+	astra_buf_release(&decl);
+	astra_buf_release(&fwd);
+	free(lname);
+	free(pname);
+	free(gname);
+	free(cname);
 	free(head);
 	free(targs);
 	return ret;
@@ -842,6 +1022,8 @@ int astra_rewrite_kernel(struct astra_edits *e, const char *src, size_t len, con
 		return error("%s: the kernel's position in %s is unknown", k->name ? k->name : "?", spelling);
 	if (!k->text || strlen(k->text) != k->end - k->start || memcmp(k->text, src + k->start, k->end - k->start))
 		return error("%s: %s changed since it was parsed", k->name, spelling);
+	if (s->dispatch)
+		return rewrite_dispatch(e, src, spelling, s, extra);
 	vtext = blank_astra_pragmas(s->variant->text, strlen(s->variant->text));
 	if (astra_variant_has_geometry(s->variant))
 		ret = rewrite_with_geometry(e, src, spelling, s, vtext, extra);

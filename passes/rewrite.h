@@ -47,6 +47,16 @@
  *    Launches that astra-cc cannot see (other files, function pointers,
  *    cudaLaunchKernel) reach the untouched original.
  *
+ * Shape dispatch (astra_subst.dispatch, passes/dispatch.h): a variant set.
+ * Every variant is added under a private name (__astra_v1_<name>, ...,
+ * with the same trapping stubs), the launch sites call the launcher as
+ * above, and the launcher asks the emitted choice function which version
+ * this launch runs (from the launch's own arguments), then launches that
+ * variant (with its geometry, or the site's) or the original.  The
+ * original stays untouched and is one of the choices; a variant that keeps
+ * the original geometry is not substituted in place when it is one of a
+ * set.  One variant for every launch keeps the forms above, unchanged.
+ *
  * Direct launches (astra_subst.direct): when every device pass of the
  * command is for a verified architecture, all the code the command builds
  * has the variant, so the launcher drops the run-time test and the
@@ -64,6 +74,7 @@
 
 #include "lib/buf.h"
 #include "front/kernel.h"
+#include "passes/dispatch.h"
 
 /*
  * One substitution: compile `variant` in place of `kernel` for the compute
@@ -82,6 +93,15 @@ struct astra_subst {
 	 * launches" above).
 	 */
 	int direct;
+	/*
+	 * Shape dispatch (passes/dispatch.h): the variant set, launched under
+	 * private names through the launcher, which runs the version the
+	 * choice gives for the launch's arguments (variant is variants[0]).
+	 * NULL / 0 when one variant serves every launch.
+	 */
+	const struct astra_variant *variants;
+	size_t nr_variants;
+	const struct astra_dispatch *dispatch;
 };
 
 /* Replace bytes [start, end) of a file by text. */
@@ -127,7 +147,7 @@ int astra_rewrite_kernel(struct astra_edits *e, const char *src, size_t len,
 /*
  * Add the edits that turn the launch sites of s->kernel in the main file
  * (tu->launches, offsets into tu->text) into launcher calls.  Only for a
- * variant with its own geometry (astra_variant_has_geometry).  Sites that
+ * substitution with a launcher (astra_subst_has_launcher).  Sites that
  * cannot be rewritten keep the original launch, which stays correct: a site
  * whose text is not `name<<<...>>>(` (a macro argument), a site before the
  * kernel's definition, a launch from inside an annotated kernel (device
@@ -140,6 +160,9 @@ int astra_rewrite_in_main(const struct astra_tu *tu, const struct astra_kernel *
 
 /* Does v bring its own launch geometry? */
 int astra_variant_has_geometry(const struct astra_variant *v);
+
+/* Do s's launch sites call a launcher (a variant with its own geometry, or shape dispatch)? */
+int astra_subst_has_launcher(const struct astra_subst *s);
 
 /*
  * Include directives of a file, for substitute.c: each quoted or angled

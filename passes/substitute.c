@@ -982,7 +982,7 @@ static int prepare(struct job *j, const struct astra_subst_opts *opts, char **ma
 		if (astra_rewrite_in_main(tu, s->kernel) &&
 		    astra_rewrite_kernel(&e, tu->text, tu->len, tu->path, s, NULL) < 0)
 			goto out;
-		if (astra_variant_has_geometry(s->variant)) {
+		if (astra_subst_has_launcher(s)) {
 			int n = astra_rewrite_launches(&e, tu, s);
 			astra_trace(ASTRA_TRACE_DRIVER, "%s: %d launch site(s) of %s call the launcher", tu->path, n,
 				    s->kernel->name);
@@ -1039,9 +1039,10 @@ static void job_release(struct job *j)
 
 /*
  * A copy of subs with `direct` set for the variants with their own
- * geometry whose verified architectures include every device pass of the
- * command: their launch sites can launch the variant with no run-time
- * test, since no code this command builds lacks it (rewrite.h).
+ * geometry, and the variant sets, whose verified architectures include
+ * every device pass of the command: their launch sites can launch the
+ * variant with no run-time test, since no code this command builds lacks
+ * it (rewrite.h).
  */
 static struct astra_subst *mark_direct(const struct astra_invocation *inv, const struct astra_tu *tu,
 				       const struct astra_subst *subs, size_t nr)
@@ -1055,7 +1056,7 @@ static struct astra_subst *mark_direct(const struct astra_invocation *inv, const
 		int all = known;
 		mine[i] = subs[i];
 		mine[i].direct = 0;
-		if (!astra_variant_has_geometry(subs[i].variant))
+		if (!astra_subst_has_launcher(&subs[i]))
 			continue;
 		for (a = 0; a < nr_ccs && all; a++) {
 			int found = 0;

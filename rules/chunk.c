@@ -995,8 +995,9 @@ static int analyse(struct ck *c)
 		}
 		l = astra_facts_local_tok(&c->f, t);
 		if (l && !local_in_body(c, l) && l->d.init1 > l->d.init0 && u->lane_loop && l->nr_decls == 1 &&
-		    !l->assigned && astra_facts_tix(&c->f, astra_syn_expr(c->syn, l->d.init0, l->d.init1)) == TIX_GWARP)
-			continue; /* the warp's row: the same for every lane */
+		    !l->assigned && (astra_facts_tix(&c->f, astra_syn_expr(c->syn, l->d.init0, l->d.init1)) == TIX_GWARP ||
+				     astra_facts_tix(&c->f, astra_syn_expr(c->syn, l->d.init0, l->d.init1)) == TIX_WID))
+			continue; /* the warp's row, or its index in the block: the same for every lane */
 		if (l && !local_in_body(c, l) && l->d.init1 > l->d.init0 &&
 		    (astra_syn_find(c->syn, l->d.init0, l->d.init1, "threadIdx") != NONE ||
 		     (strstr(u->stride, "gridDim") && astra_syn_find(c->syn, l->d.init0, l->d.init1, "blockIdx") != NONE))) {

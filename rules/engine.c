@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "front/types.h"
+#include "rules/canon.h"
 #include "rules/helpers.h"
 #include "rules/rule.h"
 
@@ -59,6 +61,7 @@ void astra_rk_copy(struct astra_rk *dst, const struct astra_rk *src)
 	dst->cc = src->cc;
 	dst->block_large = src->block_large;
 	dst->block_max = src->block_max;
+	dst->canonical = src->canonical;
 	astra_vec_init(&dst->steps);
 	astra_vec_pushv(&dst->steps, src->steps.v, src->steps.nr);
 }
@@ -76,6 +79,8 @@ int astra_rk_parse(struct astra_rk *rk)
 		if (rk->k->tmpl_kinds && rk->k->tmpl_kinds[i] &&
 		    (!strcmp(rk->k->tmpl_kinds[i], "typename") || !strcmp(rk->k->tmpl_kinds[i], "class")))
 			astra_syn_add_type(&rk->syn, rk->k->tmpl_params[i]);
+	for (i = 0; i < rk->k->env.nr_aliases; i++)
+		astra_syn_add_type(&rk->syn, rk->k->env.aliases[i].name);
 	if (astra_syn_parse_kernel(&rk->syn) < 0) {
 		rk->parsed = -1;
 		return -1;
@@ -183,8 +188,9 @@ int astra_rk_claim_geometry(struct astra_rk *rk, struct astra_buf *why)
 	}
 	if (!astra_rk_params_only(rk, rk->grid) || !astra_rk_params_only(rk, rk->block) ||
 	    (rk->shmem && !astra_rk_params_only(rk, rk->shmem))) {
-		astra_buf_addf(why, "the launch (grid=%s, block=%s) uses names that are not kernel parameters, "
-				    "so a variant cannot carry it", rk->grid, rk->block);
+		astra_buf_addf(why, "the launch (grid=%s, block=%s%s%s) uses names a host launcher cannot evaluate "
+				    "(neither kernel parameters nor host-visible names of the kernel's file), so a variant "
+				    "cannot carry it", rk->grid, rk->block, rk->shmem ? ", shmem=" : "", rk->shmem ? rk->shmem : "");
 		return -1;
 	}
 	rk->own_geometry = 1;
@@ -209,53 +215,14 @@ int astra_rk_is_tmpl_param(const struct astra_rk *rk, const char *name)
 	return 0;
 }
 
-/* Size of a builtin type spelled without cv-qualifiers; 0 when unknown. */
-static int builtin_size(const char *t)
-{
-	static const struct {
-		const char *name;
-		int size;
-	} sizes[] = {
-		{ "float", 4 }, { "double", 8 }, { "int", 4 }, { "unsigned", 4 }, { "unsignedint", 4 },
-		{ "signed", 4 }, { "signedint", 4 }, { "long", 8 }, { "longint", 8 }, { "longlong", 8 },
-		{ "unsignedlong", 8 }, { "unsignedlonglong", 8 }, { "longlongint", 8 }, { "int64_t", 8 },
-		{ "uint64_t", 8 }, { "size_t", 8 }, { "ptrdiff_t", 8 }, { "int32_t", 4 }, { "uint32_t", 4 },
-		{ "short", 2 }, { "unsignedshort", 2 }, { "int16_t", 2 }, { "uint16_t", 2 }, { "char", 1 },
-		{ "signedchar", 1 }, { "unsignedchar", 1 }, { "int8_t", 1 }, { "uint8_t", 1 }, { "bool", 1 },
-		{ "half", 2 }, { "__half", 2 }, { "__nv_bfloat16", 2 }, { "nv_bfloat16", 2 },
-		{ "__nv_fp8_e4m3", 1 }, { "__nv_fp8_e5m2", 1 }, { "__nv_fp8_storage_t", 1 }, { "half2", 4 },
-		{ "__half2", 4 }, { "__nv_bfloat162", 4 }, { "nv_bfloat162", 4 }, { "float2", 8 },
-		{ "float4", 16 }, { "int2", 8 }, { "int4", 16 }, { "uint2", 8 }, { "uint4", 16 },
-		{ "double2", 16 },
-	};
-	size_t i;
-	for (i = 0; i < ARRAY_SIZE(sizes); i++)
-		if (!strcmp(sizes[i].name, t))
-			return sizes[i].size;
-	return 0;
-}
-
-/* type without const/volatile/__restrict__ and blanks: "const T" -> "T". */
 char *astra_rk_bare_type(const char *type)
 {
-	struct astra_buf b = ASTRA_BUF_INIT;
-	const char *p = type;
-	while (*p) {
-		if (isalpha((unsigned char)*p) || *p == '_') {
-			const char *q = p;
-			while (isalnum((unsigned char)*q) || *q == '_' || *q == ':')
-				q++;
-			if (!((q - p == 5 && !memcmp(p, "const", 5)) || (q - p == 8 && !memcmp(p, "volatile", 8)) ||
-			      (q - p == 12 && !memcmp(p, "__restrict__", 12))))
-				astra_buf_add(&b, p, (size_t)(q - p));
-			p = q;
-			continue;
-		}
-		if (!isspace((unsigned char)*p))
-			astra_buf_addch(&b, *p);
-		p++;
-	}
-	return astra_buf_detach(&b, NULL);
+	return astra_type_bare(type);
+}
+
+char *astra_rk_resolve_type(const struct astra_rk *rk, const char *type)
+{
+	return astra_type_resolve(&rk->k->env, type);
 }
 
 const char *astra_rk_type_arg(const struct astra_rk *rk, size_t i, const char *name)
@@ -267,11 +234,9 @@ const char *astra_rk_type_arg(const struct astra_rk *rk, size_t i, const char *n
 
 int astra_rk_type_size(const struct astra_rk *rk, const char *type, int *min, int *max)
 {
-	char *t = astra_rk_bare_type(type);
-	int s = builtin_size(t), found = 0;
+	char *t = astra_rk_resolve_type(rk, type);
+	int s = astra_type_builtin_size(t), found = 0;
 	size_t i;
-	if (!strncmp(t, "std::", 5))
-		s = builtin_size(t + 5);
 	if (s) {
 		*min = *max = s;
 		free(t);
@@ -281,13 +246,10 @@ int astra_rk_type_size(const struct astra_rk *rk, const char *type, int *min, in
 	*max = 0;
 	for (i = 0; i < rk->k->pragma.nr_types; i++) {
 		const char *v = astra_assign_get(&rk->k->pragma.types[i], t);
-		char *bv;
 		int vs;
 		if (!v)
 			continue;
-		bv = astra_rk_bare_type(v);
-		vs = builtin_size(bv);
-		free(bv);
+		vs = astra_type_size(&rk->k->env, v);
 		if (!vs) {
 			free(t);
 			return -1;
@@ -302,10 +264,6 @@ int astra_rk_type_size(const struct astra_rk *rk, const char *type, int *min, in
 	return found ? 0 : -1;
 }
 
-static const char *const launch_words[] = {
-	"min", "max", "dim3", "sizeof", "int", "unsigned", "long", "size_t", "std", NULL,
-};
-
 int astra_rk_params_only(const struct astra_rk *rk, const char *expr)
 {
 	struct astra_syn syn;
@@ -316,20 +274,23 @@ int astra_rk_params_only(const struct astra_rk *rk, const char *expr)
 	for (i = 0; i < syn.nr_toks && ok; i++) {
 		const char *s = syn.text + syn.toks[i].off;
 		size_t n = syn.toks[i].len;
-		const char *const *w;
-		int known = 0;
+		int known;
 		if (syn.toks[i].kind == SYN_PP || syn.toks[i].kind == SYN_STRING) {
 			ok = 0;
 			break;
 		}
 		if (syn.toks[i].kind != SYN_IDENT)
 			continue;
-		for (w = launch_words; *w; w++)
-			if (strlen(*w) == n && !memcmp(*w, s, n))
-				known = 1;
+		known = astra_launch_name(s, n);
 		if (!known) {
 			const struct astra_param *p = astra_rk_param(rk, s, n);
 			known = p && !p->is_pointer;
+		}
+		if (!known) {
+			/* a template parameter (sizeof(T)); the file's ceil_div, BLOCK_SIZE, floatX */
+			char *nm = xstrndup(s, n);
+			known = astra_rk_is_tmpl_param(rk, nm) || astra_kernel_host_name(rk->k, s, n);
+			free(nm);
 		}
 		ok = known;
 	}
@@ -540,6 +501,7 @@ int astra_rk_step(struct astra_rk *rk, const char *step, struct astra_buf *why)
 	char *name = eq ? xstrndup(step, (size_t)(eq - step)) : xstrdup(step);
 	const struct astra_rule *r = astra_rules_find(name);
 	struct astra_rk work;
+	size_t why_len = why->len;
 	int ret;
 
 	if (!r) {
@@ -553,21 +515,57 @@ int astra_rk_step(struct astra_rk *rk, const char *step, struct astra_buf *why)
 		return -1;
 	}
 	free(name);
-	if (astra_rk_parse(rk) < 0) {
+	if (astra_rk_parse(rk) == 0) {
+		astra_rk_copy(&work, rk);
+		ret = r->apply(&work, eq ? eq + 1 : NULL, why);
+		if (ret == 1)
+			goto applied;
+		astra_rk_release(&work);
+		if (ret < 0)
+			return ret;
+	} else {
+		ret = 0;
+	}
+	/*
+	 * Declined (or unreadable) as written: the same kernel in the rules'
+	 * wording (its macros expanded, its helpers inlined, ...), once.
+	 */
+	if (!rk->canonical) {
+		struct astra_rk canon;
+		struct astra_buf why2 = ASTRA_BUF_INIT;
+		int n;
+		astra_rk_copy(&canon, rk);
+		canon.canonical = 1;
+		n = astra_canon(&canon, NULL);
+		if (n > 0 && astra_rk_parse(&canon) == 0) {
+			astra_rk_copy(&work, &canon);
+			ret = r->apply(&work, eq ? eq + 1 : NULL, &why2);
+			if (ret == 1) {
+				astra_rk_release(&canon);
+				astra_buf_release(&why2);
+				goto applied;
+			}
+			astra_rk_release(&work);
+			if (!why->len || rk->parsed < 0) {
+				astra_buf_reset(why);
+				astra_buf_add(why, why2.buf ? why2.buf : "", why2.len);
+			}
+		}
+		astra_rk_release(&canon);
+		astra_buf_release(&why2);
+		if (ret < 0)
+			return ret;
+	}
+	if (rk->parsed < 0 && !why->len)
 		astra_buf_adds(why, "the kernel's text could not be read by the rules' parser");
-		return 0;
-	}
-	astra_rk_copy(&work, rk);
-	ret = r->apply(&work, eq ? eq + 1 : NULL, why);
-	if (ret == 1) {
-		astra_vec_push(&work.steps, step);
-		astra_rk_release(rk);
-		*rk = work;
-		/* the parse cache pointed into work's text, which rk now owns */
-		return 1;
-	}
-	astra_rk_release(&work);
-	return ret;
+	return 0;
+applied:
+	astra_buf_setlen(why, why_len);
+	astra_vec_push(&work.steps, step);
+	astra_rk_release(rk);
+	*rk = work;
+	/* the parse cache pointed into work's text, which rk now owns */
+	return 1;
 }
 
 static uint32_t fnv1a(const char *s, uint32_t h)

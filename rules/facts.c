@@ -4,6 +4,7 @@
  */
 #include "autoconfig.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/util.h"
@@ -158,11 +159,92 @@ int astra_facts_is_const_local(const struct astra_facts *f, const char *name, si
 	return l && l->nr_decls == 1 && !l->assigned && l->d.init1 > l->d.init0 && !l->d.is_array;
 }
 
+/* ------------------------------------------------------------ constants */
+
+static int const_depth;
+
+int astra_facts_const_int(const struct astra_facts *f, const struct astra_expr *e, long long *v)
+{
+	const struct astra_syn *syn = f->syn;
+	long long a, b;
+	int r = -1;
+	if (!e || const_depth > 16)
+		return -1;
+	const_depth++;
+	switch (e->kind) {
+	case EX_LIT: {
+		char *s = astra_syn_tokstr(syn, e->t0), *end;
+		if (syn->toks[e->t0].kind == SYN_NUMBER && !strpbrk(s, ".eEpP") ) {
+			*v = strtoll(s, &end, 0);
+			while (*end && strchr("uUlL", *end))
+				end++;
+			r = *end ? -1 : 0;
+		} else if (syn->toks[e->t0].kind == SYN_NUMBER && (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))) {
+			*v = strtoll(s, &end, 16);
+			while (*end && strchr("uUlL", *end))
+				end++;
+			r = *end ? -1 : 0;
+		}
+		free(s);
+		break;
+	}
+	case EX_PAREN:
+		r = astra_facts_const_int(f, e->a, v);
+		break;
+	case EX_CAST: {
+		char *ty = astra_syn_text(syn, e->ty0, e->ty1);
+		if (astra_facts_type_of_text(f, ty) == TY_INT)
+			r = astra_facts_const_int(f, e->a, v);
+		free(ty);
+		break;
+	}
+	case EX_UNARY:
+		if (astra_syn_is(syn, e->op, "-") && astra_facts_const_int(f, e->a, &a) == 0) {
+			*v = -a;
+			r = 0;
+		}
+		break;
+	case EX_IDENT: {
+		const struct astra_local *l = astra_facts_local_tok(f, e->t0);
+		if (e->t1 == e->t0 + 1 && l && l->nr_decls == 1 && !l->assigned && l->d.init1 > l->d.init0 &&
+		    !l->d.is_array && !l->is_pointer)
+			r = astra_facts_const_int(f, astra_syn_expr(f->syn, l->d.init0, l->d.init1), v);
+		break;
+	}
+	case EX_BINARY:
+		if (astra_facts_const_int(f, e->a, &a) < 0 || astra_facts_const_int(f, e->b, &b) < 0)
+			break;
+		r = 0;
+		if (astra_syn_is(syn, e->op, "+"))
+			*v = a + b;
+		else if (astra_syn_is(syn, e->op, "-"))
+			*v = a - b;
+		else if (astra_syn_is(syn, e->op, "*"))
+			*v = a * b;
+		else if (astra_syn_is(syn, e->op, "/") && b)
+			*v = a / b;
+		else if (astra_syn_is(syn, e->op, "%") && b)
+			*v = a % b;
+		else if (astra_syn_is(syn, e->op, "<<") && b >= 0 && b < 62)
+			*v = a << b;
+		else if (astra_syn_is(syn, e->op, ">>") && b >= 0 && b < 62)
+			*v = a >> b;
+		else
+			r = -1;
+		break;
+	default:
+		break;
+	}
+	const_depth--;
+	return r;
+}
+
 /* ------------------------------------------------------------ thread index */
 
 enum { TIX_BOFF = 100 }; /* blockIdx.x * blockDim.x, internal */
 
 static int tix_depth;
+static const char *tix_dim = "x"; /* the dimension being classified */
 
 static int tix_of(const struct astra_facts *f, const struct astra_expr *e);
 
@@ -201,7 +283,7 @@ static int tix_of(const struct astra_facts *f, const struct astra_expr *e)
 	case EX_IDENT:
 		return e->t1 == e->t0 + 1 ? tix_ident(f, e->t0) : TIX_NONE;
 	case EX_MEMBER:
-		if (!e->a || e->a->kind != EX_IDENT || !astra_syn_is(syn, e->op + 1, "x"))
+		if (!e->a || e->a->kind != EX_IDENT || !astra_syn_is(syn, e->op + 1, tix_dim))
 			return TIX_NONE;
 		if (astra_syn_is(syn, e->a->t0, "threadIdx"))
 			return TIX_TID;
@@ -230,6 +312,9 @@ static int tix_of(const struct astra_facts *f, const struct astra_expr *e)
 		if (a == TIX_GTID && ((astra_syn_is(syn, e->op, ">>") && e->b->kind == EX_LIT && astra_syn_is(syn, e->b->t0, "5")) ||
 				      (astra_syn_is(syn, e->op, "/") && b == TIX_WARP)))
 			return TIX_GWARP;
+		if (a == TIX_TID && ((astra_syn_is(syn, e->op, ">>") && e->b->kind == EX_LIT && astra_syn_is(syn, e->b->t0, "5")) ||
+				     (astra_syn_is(syn, e->op, "/") && b == TIX_WARP)))
+			return TIX_WID;
 		return TIX_NONE;
 	default:
 		return TIX_NONE;
@@ -240,6 +325,15 @@ enum astra_tix astra_facts_tix(const struct astra_facts *f, const struct astra_e
 {
 	int r = tix_of(f, e);
 	return r == TIX_BOFF ? TIX_NONE : (enum astra_tix)r;
+}
+
+enum astra_tix astra_facts_tix_y(const struct astra_facts *f, const struct astra_expr *e)
+{
+	int r;
+	tix_dim = "y";
+	r = tix_of(f, e);
+	tix_dim = "x";
+	return r == TIX_BOFF || r == TIX_LANE || r == TIX_GWARP ? TIX_NONE : (enum astra_tix)r;
 }
 
 int astra_facts_mentions_grid(const struct astra_facts *f, size_t t0, size_t t1, int yz_only)
@@ -284,7 +378,7 @@ static enum astra_type bare_type_kind(const char *t)
 
 enum astra_type astra_facts_type_of_text(const struct astra_facts *f, const char *type)
 {
-	char *t = astra_rk_bare_type(type);
+	char *t = astra_rk_resolve_type(f->rk, type);
 	enum astra_type ty = TY_UNKNOWN;
 	size_t i;
 	if (strchr(t, '*') || strchr(t, '&')) {
@@ -300,7 +394,7 @@ enum astra_type astra_facts_type_of_text(const struct astra_facts *f, const char
 			enum astra_type vt;
 			if (!v)
 				continue;
-			bv = astra_rk_bare_type(v);
+			bv = astra_rk_resolve_type(f->rk, v);
 			vt = bare_type_kind(bv);
 			free(bv);
 			if (first)
@@ -495,7 +589,8 @@ const struct astra_param *astra_facts_pointer(const struct astra_facts *f, const
 	if (!init)
 		return NULL;
 	e = init;
-	while (e->kind == EX_PAREN)
+	/* through parentheses and casts to a pointer type (an inlined helper's return) */
+	while (e->kind == EX_PAREN || (e->kind == EX_CAST && astra_syn_find(f->syn, e->ty0, e->ty1, "*") != (size_t)-1))
 		e = e->a;
 	ptr_depth++;
 	if (e->kind == EX_IDENT && e->t1 == e->t0 + 1) {
@@ -511,6 +606,8 @@ const struct astra_param *astra_facts_pointer(const struct astra_facts *f, const
 			while (base->kind == EX_PAREN)
 				base = base->a;
 		}
+		while (idx->kind == EX_PAREN && idx->a)
+			idx = idx->a;
 		if (base->kind == EX_IDENT && base->t1 == base->t0 + 1) {
 			r = astra_facts_pointer(f, f->syn->text + f->syn->toks[base->t0].off, f->syn->toks[base->t0].len, &inner);
 			off = astra_syn_text(f->syn, idx->t0, idx->t1);

@@ -44,6 +44,12 @@ int astra_facts_is_const_local(const struct astra_facts *f, const char *name, si
 /* Is the identifier at token t assigned (=, op=, ++, --, &) anywhere in [t0, t1)? */
 int astra_facts_assigned_in(const struct astra_facts *f, const char *name, size_t len, size_t t0, size_t t1);
 
+/*
+ * The value of an integer constant expression (literals, + - * / % << >>,
+ * casts, parentheses, set-once locals initialized so): 0 and *v, or -1.
+ */
+int astra_facts_const_int(const struct astra_facts *f, const struct astra_expr *e, long long *v);
+
 /* What an expression computes in terms of the thread grid (1-D, x only). */
 enum astra_tix {
 	TIX_NONE,
@@ -56,9 +62,12 @@ enum astra_tix {
 	TIX_LANE,    /* threadIdx.x % 32, threadIdx.x & 31 */
 	TIX_WARP,    /* 32, warpSize */
 	TIX_GWARP,   /* the global warp index: (blockIdx.x * blockDim.x + threadIdx.x) >> 5 or / 32 */
+	TIX_WID,     /* the warp's index in its block: threadIdx.x >> 5 or / 32 */
 };
 /* Classify e, looking through casts, parentheses and set-once locals. */
 enum astra_tix astra_facts_tix(const struct astra_facts *f, const struct astra_expr *e);
+/* The same in the y dimension: TIX_TID is threadIdx.y, TIX_GTID blockIdx.y * blockDim.y + threadIdx.y. */
+enum astra_tix astra_facts_tix_y(const struct astra_facts *f, const struct astra_expr *e);
 /* Does [t0, t1) mention threadIdx/blockIdx/blockDim/gridDim (.y/.z when yz)? */
 int astra_facts_mentions_grid(const struct astra_facts *f, size_t t0, size_t t1, int yz_only);
 

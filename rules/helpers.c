@@ -278,6 +278,62 @@ static const char bargmax_text[] =
 	"\t\tastra_@_argmax2(v, i, wv[k], wi[k]);\n"
 	"}\n\n";
 
+static const char online_text[] =
+	"/*\n"
+	" * astra-cc rules: two (maximum, sum of exp(x - maximum)) pairs as one; a\n"
+	" * pair with no terms (sum 0) adds nothing.\n"
+	" */\n"
+	"__device__ __forceinline__ void astra_@_online2(float &m, float &s, float om, float os)\n"
+	"{\n"
+	"\tconst float mn = fmaxf(m, om);\n"
+	"\tconst float a = s != 0.0f ? s * expf(m - mn) : 0.0f;\n"
+	"\tconst float b = os != 0.0f ? os * expf(om - mn) : 0.0f;\n"
+	"\tm = mn;\n"
+	"\ts = a + b;\n"
+	"}\n\n";
+
+static const char wonline_text[] =
+	"/* astra-cc rules: the online softmax's pairs merged over a full warp; every lane gets the result */\n"
+	"__device__ __forceinline__ void astra_@_wonline(float &m, float &s)\n"
+	"{\n"
+	"#pragma unroll\n"
+	"\tfor (int o = 16; o > 0; o >>= 1) {\n"
+	"\t\tconst float om = __shfl_xor_sync(0xffffffffu, m, o);\n"
+	"\t\tconst float os = __shfl_xor_sync(0xffffffffu, s, o);\n"
+	"\t\tastra_@_online2(m, s, om, os);\n"
+	"\t}\n"
+	"}\n\n";
+
+static const char bonline_text[] =
+	"/* astra-cc rules: the online softmax's pairs merged over a 1-D block of any size; every thread gets the result */\n"
+	"__device__ __forceinline__ void astra_@_bonline(float &m, float &s)\n"
+	"{\n"
+	"\t__shared__ float wm[32], ws[32];\n"
+	"\tconst unsigned lane = threadIdx.x & 31u, wid = threadIdx.x >> 5;\n"
+	"\tconst unsigned nw = (blockDim.x + 31u) >> 5;\n"
+	"\tunsigned n = blockDim.x - (wid << 5);\n"
+	"\tif (n > 32u)\n"
+	"\t\tn = 32u;\n"
+	"\tconst unsigned mask = n == 32u ? 0xffffffffu : ((1u << n) - 1u);\n"
+	"#pragma unroll\n"
+	"\tfor (unsigned o = 16; o > 0; o >>= 1) {\n"
+	"\t\tconst float om = __shfl_down_sync(mask, m, o);\n"
+	"\t\tconst float os = __shfl_down_sync(mask, s, o);\n"
+	"\t\tif (lane + o < n)\n"
+	"\t\t\tastra_@_online2(m, s, om, os);\n"
+	"\t}\n"
+	"\t__syncthreads(); /* wm, ws may still be read by the previous call */\n"
+	"\tif (lane == 0) {\n"
+	"\t\twm[wid] = m;\n"
+	"\t\tws[wid] = s;\n"
+	"\t}\n"
+	"\t__syncthreads();\n"
+	"\tm = wm[0];\n"
+	"\ts = ws[0];\n"
+	"\tfor (unsigned k = 1; k < nw; ++k)\n"
+	"\t\tastra_@_online2(m, s, wm[k], ws[k]);\n"
+	"}\n\n";
+
 void astra_helpers_text(unsigned set, struct astra_buf *out)
 {
 	int c;
@@ -297,6 +353,12 @@ void astra_helpers_text(unsigned set, struct astra_buf *out)
 		add_tmpl(out, wargmax_text);
 	if (set & HELPER_BARGMAX)
 		add_tmpl(out, bargmax_text);
+	if (set & (HELPER_WONLINE | HELPER_BONLINE))
+		add_tmpl(out, online_text);
+	if (set & HELPER_WONLINE)
+		add_tmpl(out, wonline_text);
+	if (set & HELPER_BONLINE)
+		add_tmpl(out, bonline_text);
 	for (c = 0; c < COMBINE__COUNT; c++)
 		if (set & HELPER_WARP_OF(c))
 			add_warp(out, (enum astra_combine)c);

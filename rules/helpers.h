@@ -50,6 +50,13 @@ enum astra_helper {
 	/* astra_X_wargmax(v, i) / astra_X_bargmax(v, i): argmax over a warp / a 1-D block, in place */
 	HELPER_WARGMAX = 1 << (5 + 2 * COMBINE__COUNT),
 	HELPER_BARGMAX = 1 << (6 + 2 * COMBINE__COUNT),
+	/*
+	 * astra_X_wonline(m, s) / astra_X_bonline(m, s): merge each thread's
+	 * (maximum, sum of exp(x - maximum)) pair over a warp / a 1-D block, in
+	 * place: the online softmax's combination.
+	 */
+	HELPER_WONLINE = 1 << (7 + 2 * COMBINE__COUNT),
+	HELPER_BONLINE = 1 << (8 + 2 * COMBINE__COUNT),
 };
 
 #define HELPER_WARP_OF(c) (HELPER_WARP << (c))

@@ -6,10 +6,14 @@ libastra_a_SOURCES += \
 	rules/helpers.c rules/helpers.h \
 	rules/engine.c rules/rule.h \
 	rules/registry.c \
+	rules/canon.c rules/canon.h \
 	rules/chunk.c rules/chunk.h \
 	rules/r-vectorize.c \
+	rules/r-online.c \
+	rules/r-rowsplit.c \
+	rules/r-warprows.c \
 	rules/r-elems.c \
-	rules/r-warpreduce.c \
+	rules/r-warpreduce.c rules/trees.h \
 	rules/r-rowcache.c \
 	rules/r-transpose.c \
 	rules/r-gridstride.c \

@@ -259,7 +259,8 @@ static void pipeline(struct plan *p, const char *prefer, const char *skip, struc
 		const struct astra_rule *r = order[i];
 		struct astra_buf why = ASTRA_BUF_INIT;
 		if ((r->flags & RULE_SWEEP) || (skip && !strcmp(r->name, skip)) ||
-		    astra_vec_find(&p->banned, r->name) >= 0 || !compatible(out, r->name))
+		    astra_vec_find(&p->banned, r->name) >= 0 || !compatible(out, r->name) ||
+		    ((r->flags & RULE_VARIANT) && r != pref))
 			continue;
 		if (pref && r != pref && excludes(r, pref) && applies(&rk, pref->name))
 			continue;
@@ -327,6 +328,9 @@ static void first_round(struct plan *p)
 	for (i = 0; i < astra_nr_rules && nr_alts < ARRAY_SIZE(alts); i++)
 		if (astra_rules[i]->excludes && !(astra_rules[i]->flags & RULE_SWEEP))
 			alts[nr_alts++] = astra_rules[i]->name;
+	for (i = 0; i < astra_nr_rules && nr_alts < ARRAY_SIZE(alts); i++)
+		if (astra_rules[i]->flags & RULE_VARIANT)
+			alts[nr_alts++] = astra_rules[i]->name;
 	for (i = 0; i < nr_alts; i++) {
 		pipeline(p, alts[i], NULL, &v);
 		propose(p, &v, "the pipeline with an alternative rule");
@@ -342,7 +346,8 @@ static void first_round(struct plan *p)
 	 */
 	sweeps_on(p, NULL);
 	for (i = 0; i < nr_alts; i++)
-		sweeps_on(p, alts[i]);
+		if (!(astra_rules_find(alts[i])->flags & RULE_VARIANT))
+			sweeps_on(p, alts[i]); /* a variant's sweeps wait for a later round */
 	/* each rule alone, so later rounds know what each one does */
 	for (i = 0; i < p->singles.nr; i++) {
 		astra_vec_push(&v, p->singles.v[i]);

@@ -46,6 +46,10 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 		astra_buf_adds(why, "no `i = blockIdx.x * blockDim.x + threadIdx.x` set once at the top of the kernel");
 		goto out;
 	}
+	/* declarations that do not use the index may stand between it and the bounds check */
+	while (gi + 1 < body->nr_kids && body->kids[gi]->kind == STMT_DECL &&
+	       !astra_syn_mentions(&rk->syn, body->kids[gi]->t0, body->kids[gi]->t1, v->name))
+		gi++;
 	g = body->kids[gi];
 	if (g->kind != STMT_IF || g->nr_kids != 1 || g->a1 < g->a0 + 3 || !astra_syn_is(&rk->syn, g->a0, v->name) ||
 	    !astra_syn_is(&rk->syn, g->a0 + 1, ">=") ||
@@ -85,6 +89,11 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 		ind = xstrdup("\t");
 		(void)first;
 		/* for (T i = gtid; i < n; i += blockDim.x * gridDim.x) { rest } */
+		if (v->stmt != body->kids[gi - 1]) {
+			/* the declarations between stay in front of the loop */
+			astra_edit_delete(rk->text, from, astra_syn_end(&rk->syn, v->stmt->t1 - 1), &e);
+			from = astra_syn_off(&rk->syn, g->t0);
+		}
 		astra_syn_edit_owned(&e, from, astra_syn_end(&rk->syn, g->t1 - 1),
 				      xasprintf("for (%s %s = %s; %s < (%s); %s += blockDim.x * gridDim.x) {", strstr(ty, "const") ?
 						"int" : ty, v->name, init, v->name, n, v->name));

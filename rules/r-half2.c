@@ -194,7 +194,7 @@ static int visit(struct astra_stmt *loop, void *data)
 			size_t s;
 			for (s = 0; s < h->rk->k->pragma.nr_types; s++) {
 				const char *v = astra_rk_type_arg(h->rk, s, elem);
-				char *bv = astra_rk_bare_type(v ? v : elem);
+				char *bv = astra_rk_resolve_type(h->rk, v ? v : elem);
 				if (!strcmp(bv, "__half") || !strcmp(bv, "half"))
 					h->rk->helpers |= HELPER_H2_HALF;
 				if (!strcmp(bv, "__nv_bfloat16") || !strcmp(bv, "nv_bfloat16"))
@@ -202,7 +202,7 @@ static int visit(struct astra_stmt *loop, void *data)
 				free(bv);
 			}
 			{
-				char *bv = astra_rk_bare_type(elem);
+				char *bv = astra_rk_resolve_type(h->rk, elem);
 				if (!strcmp(bv, "__half") || !strcmp(bv, "half"))
 					h->rk->helpers |= HELPER_H2_HALF;
 				if (!strcmp(bv, "__nv_bfloat16") || !strcmp(bv, "nv_bfloat16"))

@@ -33,9 +33,11 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "front/lex.h"
 #include "rules/facts.h"
 #include "rules/helpers.h"
 #include "rules/rule.h"
+#include "rules/trees.h"
 
 #define NONE ((size_t)-1)
 
@@ -43,6 +45,7 @@ struct wr {
 	struct astra_rk *rk;
 	struct astra_facts f;
 	struct astra_syn *syn;
+	int warp_rows;             /* a warp per row (trees.h): shuffles over the warp, per-warp arrays */
 	struct astra_syn_edits edits;
 	unsigned helpers;
 	int count;
@@ -143,8 +146,13 @@ static int tree_loop(struct wr *w, const struct astra_stmt *s, const char *sd)
 		return -1;
 	}
 	var = astra_syn_tokstr(syn, d[0].name);
-	/* start: blockDim.x / 2, blockDim.x >> 1, or a literal */
+	/* start: blockDim.x / 2, blockDim.x >> 1, or a constant (128, BLOCK / 2 once expanded) */
 	lit = literal(w, d[0].init0, d[0].init1);
+	if (lit < 0) {
+		long long c;
+		if (astra_facts_const_int(&w->f, astra_syn_expr(w->syn, d[0].init0, d[0].init1), &c) == 0 && c > 0)
+			lit = (long)c;
+	}
 	if (lit < 0) {
 		struct astra_expr *init = astra_syn_expr(w->syn, d[0].init0, d[0].init1);
 		if (!init || init->kind != EX_BINARY || astra_facts_tix(&w->f, init->a) != TIX_BDIM ||
@@ -221,6 +229,22 @@ static char *shared_elem(struct wr *w, size_t t)
 	}
 }
 
+/* `#pragma unroll` (with or without a count) */
+static int is_unroll_pragma(struct wr *w, const struct astra_stmt *s)
+{
+	struct astra_lexed lx;
+	const char *t = w->syn->text + w->syn->toks[s->t0].off;
+	size_t n = w->syn->toks[s->t0].len;
+	int r;
+	if (astra_lex(t + 1, n - 1, 0, &lx) < 0) {
+		astra_lexed_release(&lx);
+		return 0;
+	}
+	r = lx.nr >= 2 && astra_lex_is(t + 1, &lx.toks[0], "pragma") && astra_lex_is(t + 1, &lx.toks[1], "unroll");
+	astra_lexed_release(&lx);
+	return r;
+}
+
 static int visit_block(struct astra_stmt *blk, void *data)
 {
 	struct wr *w = data;
@@ -231,7 +255,13 @@ static int visit_block(struct astra_stmt *blk, void *data)
 		struct astra_stmt *s1 = blk->kids[i], *s3 = blk->kids[i + 2];
 		struct astra_expr *e;
 		char *sd, *elem, *tid, *val;
-		int comb;
+		int comb, skip = 2;
+		/* a `#pragma unroll` on the tree's loop goes with it */
+		if (s3->kind == STMT_PP && i + 3 < blk->nr_kids && blk->kids[i + 3]->kind == STMT_FOR &&
+		    is_unroll_pragma(w, s3)) {
+			s3 = blk->kids[i + 3];
+			skip = 3;
+		}
 		if (s1->kind != STMT_EXPR || !is_sync(w, blk->kids[i + 1]) || s3->kind != STMT_FOR)
 			continue;
 		e = astra_syn_expr(w->syn, s1->a0, s1->a1);
@@ -250,17 +280,29 @@ static int visit_block(struct astra_stmt *blk, void *data)
 		}
 		tid = astra_syn_text(w->syn, e->a->b->t0, e->a->b->t1);
 		val = astra_syn_text(w->syn, e->b->t0, e->b->t1);
-		astra_syn_edit_owned(&w->edits, astra_syn_off(w->syn, s1->t0), astra_syn_end(w->syn, s3->t1 - 1),
-				      xasprintf("{\n\t\t%s astra_r = astra_" ASTRA_SFX "_bred_%s<%s>((%s)(%s), true);\n"
-						"\t\tif (%s == 0)\n\t\t\t%s[0] = astra_r;\n\t}\n\t__syncthreads();",
-						elem, astra_combine_name((enum astra_combine)comb), elem, elem, val, tid, sd));
-		w->helpers |= HELPER_BLOCK_OF(comb);
+		if (w->warp_rows) {
+			const struct astra_local *l = astra_facts_local_tok(&w->f, e->a->a->t0);
+			char *dim = astra_syn_text(w->syn, l->d.dim0, l->d.dim1);
+			astra_syn_edit_owned(&w->edits, astra_syn_off(w->syn, s1->t0), astra_syn_end(w->syn, s3->t1 - 1),
+					      xasprintf("{\n\t\t%s astra_r = astra_" ASTRA_SFX "_wred_%s<%s>((%s)(%s));\n"
+							"\t\tif (astra_lane == 0)\n\t\t\t%s[astra_w * (%s)] = astra_r;\n\t}\n"
+							"\t__syncwarp();",
+							elem, astra_combine_name((enum astra_combine)comb), elem, elem, val, sd, dim));
+			free(dim);
+			w->helpers |= HELPER_WARP_OF(comb);
+		} else {
+			astra_syn_edit_owned(&w->edits, astra_syn_off(w->syn, s1->t0), astra_syn_end(w->syn, s3->t1 - 1),
+					      xasprintf("{\n\t\t%s astra_r = astra_" ASTRA_SFX "_bred_%s<%s>((%s)(%s), true);\n"
+							"\t\tif (%s == 0)\n\t\t\t%s[0] = astra_r;\n\t}\n\t__syncthreads();",
+							elem, astra_combine_name((enum astra_combine)comb), elem, elem, val, tid, sd));
+			w->helpers |= HELPER_BLOCK_OF(comb);
+		}
 		w->count++;
 		free(sd);
 		free(elem);
 		free(tid);
 		free(val);
-		i += 2;
+		i += skip;
 	}
 	return 0;
 }
@@ -303,6 +345,23 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	astra_syn_edits_release(&w.edits);
 	rk->helpers |= w.helpers;
 	return 1;
+}
+
+int astra_trees_warp_rows(struct astra_rk *rk, struct astra_syn_edits *edits, unsigned *helpers)
+{
+	struct wr w;
+	memset(&w, 0, sizeof(w));
+	w.rk = rk;
+	w.warp_rows = 1;
+	if (astra_facts_build(&w.f, rk) < 0)
+		return -1;
+	w.syn = &rk->syn;
+	astra_syn_walk(rk->syn.body, visit_block, &w);
+	astra_facts_release(&w.f);
+	astra_buf_release(&w.detail);
+	*edits = w.edits;
+	*helpers |= w.helpers;
+	return w.count;
 }
 
 const struct astra_rule astra_rule_warp_reduce = {

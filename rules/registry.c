@@ -14,6 +14,9 @@ extern const struct astra_rule astra_rule_tune;
 extern const struct astra_rule astra_rule_block_per_row;
 extern const struct astra_rule astra_rule_warp_per_row;
 extern const struct astra_rule astra_rule_select_regs;
+extern const struct astra_rule astra_rule_row_split;
+extern const struct astra_rule astra_rule_warp_rows;
+extern const struct astra_rule astra_rule_online_softmax;
 extern const struct astra_rule astra_rule_transpose;
 extern const struct astra_rule astra_rule_elems;
 extern const struct astra_rule astra_rule_grid_stride;
@@ -32,6 +35,9 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_tune,
 	&astra_rule_block_per_row,
 	&astra_rule_warp_per_row,
+	&astra_rule_row_split,
+	&astra_rule_warp_rows,
+	&astra_rule_online_softmax,
 	&astra_rule_select_regs,
 	&astra_rule_transpose,
 	&astra_rule_elems,

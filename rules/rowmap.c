@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "rules/canon.h"
 #include "rules/facts.h"
 #include "rules/helpers.h"
 #include "rules/rowmap.h"
@@ -198,6 +199,10 @@ static int comb_of_call(struct rm *m, const struct astra_expr *call)
 	for (i = 0; i < ARRAY_SIZE(fns); i++)
 		if (astra_syn_is(m->syn, call->a->t0, fns[i].fn))
 			return fns[i].c;
+	/* fmax/fmin of floats are fmaxf/fminf (their float overloads) */
+	if ((astra_syn_is(m->syn, call->a->t0, "fmax") || astra_syn_is(m->syn, call->a->t0, "fmin")) &&
+	    astra_facts_type(&m->f, call->args[0]) == TY_FLOAT && astra_facts_type(&m->f, call->args[1]) == TY_FLOAT)
+		return astra_syn_is(m->syn, call->a->t0, "fmax") ? COMBINE_FMAXF : COMBINE_FMINF;
 	return -1;
 }
 
@@ -802,6 +807,9 @@ int astra_rowmap_apply(struct astra_rk *rk, int warp, struct astra_buf *why)
 	m.rk = rk;
 	m.warp = warp;
 	m.why = why;
+	/* a row's maximum written `if (x > m) m = x;` is the fmaxf the combining reads */
+	if (astra_canon_minmax(rk) < 0)
+		return -1;
 	if (astra_facts_build(&m.f, rk) < 0) {
 		astra_buf_adds(why, "the kernel could not be parsed");
 		return 0;

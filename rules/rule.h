@@ -41,11 +41,22 @@ struct astra_rk {
 	struct astra_vec steps;     /* steps applied so far, as "name" or "name=arg" */
 	struct astra_syn syn;       /* view of text; valid after astra_rk_parse() */
 	int parsed;                 /* 1: syn is valid, -1: text did not parse */
+	/*
+	 * 1: text is in the rules' wording already (rules/canon.h), or was
+	 * made so: a rule that declines it is not retried on a rewording.
+	 */
+	int canonical;
 };
 
 enum astra_rule_flags {
 	RULE_GEOMETRY = 1 << 0, /* may give the variant its own launch geometry */
 	RULE_SWEEP = 1 << 1,    /* takes an argument; args() lists the values worth trying */
+	/*
+	 * Not in the default pipeline: the planner's first round tries the
+	 * pipelines with it besides those without it (a rewrite that pays on
+	 * some shapes and costs on others, such as the online softmax).
+	 */
+	RULE_VARIANT = 1 << 2,
 };
 
 struct astra_rule {
@@ -114,6 +125,8 @@ const struct astra_param *astra_rk_param(const struct astra_rk *rk, const char *
 int astra_rk_is_tmpl_param(const struct astra_rk *rk, const char *name);
 /* A type's text without cv-qualifiers, __restrict__ and blanks ("const T" -> "T"); malloc'd. */
 char *astra_rk_bare_type(const char *type);
+/* The same through the file's typedefs, `using` aliases and type macros ("floatX" -> "__nv_bfloat16"). */
+char *astra_rk_resolve_type(const struct astra_rk *rk, const char *type);
 /* The value of name in the pragma's types() set i, or NULL. */
 const char *astra_rk_type_arg(const struct astra_rk *rk, size_t i, const char *name);
 /*
@@ -123,8 +136,12 @@ const char *astra_rk_type_arg(const struct astra_rk *rk, size_t i, const char *n
  */
 int astra_rk_type_size(const struct astra_rk *rk, const char *type, int *min, int *max);
 /*
- * Does expr (C++ text) use only the kernel's parameter names, numbers and
- * a few pure functions (min, max, dim3)?  Launch geometry of a variant must.
+ * Does expr (C++ text) use only what a generated host launcher can
+ * evaluate: the kernel's scalar parameters and template parameters,
+ * numbers, a few pure functions and type names (min, max, dim3, sizeof,
+ * float), and the host-visible names of the kernel's file that the kernel
+ * or its pragma uses (a `ceil_div`, a BLOCK_SIZE macro)?  Launch geometry
+ * of a variant must.
  */
 int astra_rk_params_only(const struct astra_rk *rk, const char *expr);
 /* The block size when it is an integer literal, else 0. */

@@ -11,17 +11,12 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "front/lex.h"
 #include "rules/syntax.h"
 
 #define NONE ((size_t)-1)
 
 /* ------------------------------------------------------------------ lexer */
-
-static const char *const puncts3[] = { ">>=", "<<=", "->*", "...", NULL };
-static const char *const puncts2[] = {
-	"::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=",
-	"*=", "/=", "%=", "&=", "|=", "^=", ".*", "##", NULL,
-};
 
 static void push_tok(struct astra_syn *syn, enum astra_syn_tok_kind kind, size_t off, size_t len)
 {
@@ -32,110 +27,26 @@ static void push_tok(struct astra_syn *syn, enum astra_syn_tok_kind kind, size_t
 	syn->nr_toks++;
 }
 
-static int at_line_start(const char *t, size_t i)
-{
-	while (i > 0 && (t[i - 1] == ' ' || t[i - 1] == '\t'))
-		i--;
-	return i == 0 || t[i - 1] == '\n';
-}
-
+/* The tokens come from the front end's lexer (front/lex.h); this view only names their kinds. */
 int astra_syn_lex(struct astra_syn *syn, const char *text, size_t len)
 {
-	size_t i = 0;
+	struct astra_lexed lx;
+	size_t i;
+	int r;
 	memset(syn, 0, sizeof(*syn));
 	syn->text = text;
 	syn->len = len;
-	while (i < len) {
-		char c = text[i];
-		size_t j;
-		if (isspace((unsigned char)c)) {
-			i++;
-			continue;
-		}
-		if (c == '/' && i + 1 < len && text[i + 1] == '/') {
-			while (i < len && text[i] != '\n')
-				i++;
-			continue;
-		}
-		if (c == '/' && i + 1 < len && text[i + 1] == '*') {
-			const char *e = strstr(text + i + 2, "*/");
-			if (!e || (size_t)(e - text) >= len)
-				return -1;
-			i = (size_t)(e - text) + 2;
-			continue;
-		}
-		if (c == '#' && at_line_start(text, i)) {
-			j = i;
-			while (j < len && text[j] != '\n') {
-				if (text[j] == '\\' && j + 1 < len && text[j + 1] == '\n')
-					j++;
-				j++;
-			}
-			push_tok(syn, SYN_PP, i, j - i);
-			i = j;
-			continue;
-		}
-		if (isalpha((unsigned char)c) || c == '_') {
-			j = i + 1;
-			while (j < len && (isalnum((unsigned char)text[j]) || text[j] == '_'))
-				j++;
-			push_tok(syn, SYN_IDENT, i, j - i);
-			i = j;
-			continue;
-		}
-		if (isdigit((unsigned char)c) || (c == '.' && i + 1 < len && isdigit((unsigned char)text[i + 1]))) {
-			/* a pp-number: digits, letters, dots, digit separators, and a sign after an exponent */
-			j = i + 1;
-			while (j < len) {
-				char d = text[j];
-				if ((d == '+' || d == '-') && strchr("eEpP", text[j - 1])) {
-					j++;
-					continue;
-				}
-				if (isalnum((unsigned char)d) || d == '_' || d == '.' || d == '\'') {
-					j++;
-					continue;
-				}
-				break;
-			}
-			push_tok(syn, SYN_NUMBER, i, j - i);
-			i = j;
-			continue;
-		}
-		if (c == '"' || c == '\'') {
-			j = i + 1;
-			while (j < len && text[j] != c) {
-				if (text[j] == '\n')
-					return -1;
-				if (text[j] == '\\' && j + 1 < len)
-					j++;
-				j++;
-			}
-			if (j >= len)
-				return -1;
-			push_tok(syn, c == '"' ? SYN_STRING : SYN_CHAR, i, j + 1 - i);
-			i = j + 1;
-			continue;
-		}
-		{
-			const char *const *p;
-			size_t n = 1;
-			for (p = puncts3; *p; p++)
-				if (i + 3 <= len && !memcmp(text + i, *p, 3)) {
-					n = 3;
-					break;
-				}
-			if (n == 1)
-				for (p = puncts2; *p; p++)
-					if (i + 2 <= len && !memcmp(text + i, *p, 2)) {
-						n = 2;
-						break;
-					}
-			push_tok(syn, SYN_PUNCT, i, n);
-			i += n;
-		}
+	r = astra_lex(text, len, 0, &lx);
+	for (i = 0; r == 0 && i < lx.nr; i++) {
+		static const enum astra_syn_tok_kind kinds[] = {
+			[ASTRA_LEX_IDENT] = SYN_IDENT, [ASTRA_LEX_NUMBER] = SYN_NUMBER, [ASTRA_LEX_STRING] = SYN_STRING,
+			[ASTRA_LEX_CHAR] = SYN_CHAR, [ASTRA_LEX_PUNCT] = SYN_PUNCT, [ASTRA_LEX_PP] = SYN_PP,
+			[ASTRA_LEX_COMMENT] = SYN_PUNCT,
+		};
+		push_tok(syn, kinds[lx.toks[i].kind], lx.toks[i].off, lx.toks[i].len);
 	}
-	return 0;
+	astra_lexed_release(&lx);
+	return r;
 }
 
 void astra_syn_release(struct astra_syn *syn)

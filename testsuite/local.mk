@@ -14,12 +14,17 @@ check_PROGRAMS += \
 	testsuite/unit/test-gate \
 	testsuite/unit/test-manifest \
 	testsuite/unit/test-store \
+	testsuite/unit/test-sign \
+	testsuite/unit/test-gpus \
 	testsuite/helpers/cache-tool \
 	testsuite/unit/test-rewrite \
 	testsuite/unit/test-substitute \
 	testsuite/unit/test-screen \
 	testsuite/unit/test-harness \
-	testsuite/unit/test-profile
+	testsuite/unit/test-profile \
+	testsuite/unit/test-select \
+	testsuite/unit/test-loop \
+	testsuite/unit/test-dispatch
 
 check_PROGRAMS += testsuite/unit/test-rules-syntax
 testsuite_unit_test_rules_syntax_SOURCES = testsuite/unit/test-rules-syntax.c testsuite/unit/unit.h
@@ -58,6 +63,10 @@ testsuite_unit_test_manifest_SOURCES = testsuite/unit/test-manifest.c testsuite/
 testsuite_unit_test_manifest_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_store_SOURCES = testsuite/unit/test-store.c testsuite/unit/unit.h
 testsuite_unit_test_store_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_sign_SOURCES = testsuite/unit/test-sign.c testsuite/unit/unit.h
+testsuite_unit_test_sign_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_gpus_SOURCES = testsuite/unit/test-gpus.c testsuite/unit/unit.h
+testsuite_unit_test_gpus_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_rewrite_SOURCES = testsuite/unit/test-rewrite.c testsuite/unit/unit.h
 testsuite_unit_test_rewrite_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_substitute_SOURCES = testsuite/unit/test-substitute.c testsuite/unit/unit.h
@@ -72,6 +81,12 @@ testsuite_unit_test_report_SOURCES = testsuite/unit/test-report.c testsuite/unit
 testsuite_unit_test_report_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_profile_SOURCES = testsuite/unit/test-profile.c testsuite/unit/unit.h
 testsuite_unit_test_profile_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_select_SOURCES = testsuite/unit/test-select.c testsuite/unit/unit.h
+testsuite_unit_test_select_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_loop_SOURCES = testsuite/unit/test-loop.c testsuite/unit/unit.h
+testsuite_unit_test_loop_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_dispatch_SOURCES = testsuite/unit/test-dispatch.c testsuite/unit/unit.h
+testsuite_unit_test_dispatch_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_llm_answer_SOURCES = testsuite/unit/test-llm-answer.c testsuite/unit/unit.h
 testsuite_unit_test_llm_answer_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_llm_client_SOURCES = testsuite/unit/test-llm-client.c testsuite/unit/unit.h

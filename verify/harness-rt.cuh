@@ -63,6 +63,24 @@
 
 namespace astra_rt {
 
+/*
+ * min and max for a candidate's own launch geometry (the generated
+ * launchers bring them into scope with using-declarations).  The CUDA
+ * headers' host overloads are ambiguous for mixed types, and a rule's
+ * `min((n + 255) / 256, 1056)` has a 64-bit n as often as an int one; the
+ * substituted host launcher (passes/rewrite.c) does the same.
+ */
+namespace geo {
+template <typename A, typename B> constexpr auto min(A a, B b) -> decltype(true ? a : b)
+{
+	return b < a ? b : a;
+}
+template <typename A, typename B> constexpr auto max(A a, B b) -> decltype(true ? a : b)
+{
+	return a < b ? b : a;
+}
+} /* namespace geo */
+
 /* ------------------------------------------------------------------ output */
 
 /* One JSON object per line; flushed at once so a crash loses nothing. */
@@ -100,6 +118,17 @@ public:
 			snprintf(tmp, sizeof(tmp), "%.9g", v);
 			s_ += tmp;
 		}
+		return *this;
+	}
+	/* A number that must survive the trip exactly (a shape's size). */
+	Line &exact(const char *k, double v)
+	{
+		char tmp[64];
+		if (!std::isfinite(v))
+			return num(k, v);
+		key(k);
+		snprintf(tmp, sizeof(tmp), "%.17g", v);
+		s_ += tmp;
 		return *this;
 	}
 	Line &integer(const char *k, long long v)
@@ -393,6 +422,25 @@ struct Case {
 	double flops = 0;
 	double bytes = -1;  /* bytes(expr) of the pragma: what a launch moves, when the buffers overstate it */
 	std::string error;  /* set when the description itself is invalid */
+	/*
+	 * The case's value of each arithmetic scalar parameter: what a host
+	 * launcher can see of the shape, so that the loop can tell it which
+	 * variant won where (agents/select.h).
+	 */
+	std::vector<std::pair<std::string, double> > dims;
+
+	template <class V>
+	typename std::enable_if<std::is_arithmetic<V>::value || std::is_enum<V>::value>::type
+	dim(const char *name, const V &v)
+	{
+		dims.push_back(std::make_pair(std::string(name), (double)v));
+	}
+	/* A scalar the launcher cannot compare (a struct, a half): not a dimension. */
+	template <class V>
+	typename std::enable_if<!(std::is_arithmetic<V>::value || std::is_enum<V>::value)>::type
+	dim(const char *, const V &)
+	{
+	}
 
 	template <class E> void add(const char *name, long long count, bool output, bool is_const)
 	{
@@ -2050,6 +2098,11 @@ int Program::main(int argc, char **argv)
 			k.integer("case", (long long)ci).str("label", c.label).num("input_bytes", in)
 				.num("output_bytes", outb).num("flops", c.flops).str("tolerances", tols);
 			k.emit();
+			for (const std::pair<std::string, double> &d : c.dims) {
+				Line dl("dim");
+				dl.integer("case", (long long)ci).str("name", d.first).exact("value", d.second);
+				dl.emit();
+			}
 		}
 	}
 	if (sanitize_) {

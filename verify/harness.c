@@ -186,6 +186,20 @@ static void arg_names(struct gen *g, struct astra_buf *b)
 		astra_buf_addf(b, "%s%s", i ? ", " : "", g->k->params[i].name);
 }
 
+/*
+ * A launch with more than 48 KiB of dynamic shared memory needs the
+ * kernel's cudaFuncAttributeMaxDynamicSharedMemorySize raised first, as
+ * the user's own code does for the original (each version is a function
+ * of its own, with its own attribute).  ns: "" for the original, else the
+ * candidate's namespace with "::".
+ */
+static void big_shmem(struct gen *g, const char *bytes, const char *ns, const char *targs)
+{
+	astra_buf_addf(g->out, "\tif (%s > 48 * 1024)\n\t\t(void)cudaFuncSetAttribute((const void *)&%s::%s%s%s, "
+		       "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)%s);\n",
+		       bytes, g->qual, ns, g->k->name, targs, bytes);
+}
+
 static void emit_launchers(struct gen *g, const char *targs)
 {
 	struct astra_buf params = ASTRA_BUF_INIT, args = ASTRA_BUF_INIT;
@@ -195,9 +209,11 @@ static void emit_launchers(struct gen *g, const char *targs)
 
 	astra_buf_addf(g->out, "#line 1 \"" ASTRA_HARNESS_CASES_FILE "\"\n"
 		       "static void astra_launch_0(dim3 astra_grid, dim3 astra_block, size_t astra_shmem, "
-		       "cudaStream_t astra_stream%s)\n{\n"
-		       "\t%s::%s%s<<<astra_grid, astra_block, astra_shmem, astra_stream>>>(%s);\n}\n",
-		       params.buf, g->qual, g->k->name, targs, args.buf);
+		       "cudaStream_t astra_stream%s)\n{\n",
+		       params.buf);
+	big_shmem(g, "astra_shmem", "", targs);
+	astra_buf_addf(g->out, "\t%s::%s%s<<<astra_grid, astra_block, astra_shmem, astra_stream>>>(%s);\n}\n",
+		       g->qual, g->k->name, targs, args.buf);
 	for (c = 0; c < g->h->nr_cands; c++) {
 		const struct astra_harness_cand *cd = &g->h->cands[c];
 		char *lf = astra_harness_launcher_file(cd->name);
@@ -212,6 +228,8 @@ static void emit_launchers(struct gen *g, const char *targs)
 			       "size_t astra_shmem, cudaStream_t astra_stream%s)\n{\n"
 			       "\t(void)astra_grid; (void)astra_block; (void)astra_shmem;\n",
 			       c + 1, params.buf);
+		/* min and max of mixed types (a 64-bit count and an int cap) in the candidate's geometry */
+		astra_buf_adds(g->out, "\tusing ::astra_rt::geo::min;\n\tusing ::astra_rt::geo::max;\n");
 		astra_buf_adds(g->out, "#line 1 ");
 		add_c_string(g->out, gf);
 		astra_buf_addf(g->out, "\n\tdim3 astra_g = %s%s%s;\n\tdim3 astra_b = %s%s%s;\n"
@@ -222,7 +240,13 @@ static void emit_launchers(struct gen *g, const char *targs)
 			       cd->shmem ? ")" : "");
 		astra_buf_adds(g->out, "#line 2 ");
 		add_c_string(g->out, lf);
-		astra_buf_addf(g->out, "\n\t%s::astra_cand_%zu::%s%s<<<astra_g, astra_b, astra_s, astra_stream>>>(%s);\n}\n",
+		astra_buf_addch(g->out, '\n');
+		{
+			char *ns = xasprintf("astra_cand_%zu::", c);
+			big_shmem(g, "astra_s", ns, targs);
+			free(ns);
+		}
+		astra_buf_addf(g->out, "\t%s::astra_cand_%zu::%s%s<<<astra_g, astra_b, astra_s, astra_stream>>>(%s);\n}\n",
 			       g->qual, c, g->k->name, targs, args.buf);
 		free(lf);
 		free(gf);
@@ -286,6 +310,10 @@ static int emit_case(struct gen *g, size_t ci, const struct astra_assign_set *ty
 	astra_buf_adds(g->out, "\t::astra_rt::Case astra_c;\n\tastra_c.label = ");
 	add_c_string(g->out, label.buf);
 	astra_buf_adds(g->out, ";\n");
+	/* What a host launcher sees of the shape: the scalar arguments (harness-rt keeps the arithmetic ones). */
+	for (i = 0; i < k->nr_params; i++)
+		if (!k->params[i].is_pointer && k->params[i].name && *k->params[i].name)
+			astra_buf_addf(g->out, "\tastra_c.dim(\"%s\", %s);\n", k->params[i].name, k->params[i].name);
 
 	for (i = 0; i < k->nr_params; i++) {
 		const struct astra_param *prm = &k->params[i];
@@ -358,6 +386,9 @@ static int emit_instantiation(struct gen *g, size_t ii, const struct astra_assig
 			break;
 		if (!strcmp(kind, "typename") || !strcmp(kind, "class"))
 			astra_buf_addf(g->out, "using %s = %s;\n", k->tmpl_params[i], v);
+		else if (strpbrk(kind, "([")) /* a declarator type: float (*)(const float &) */
+			astra_buf_addf(g->out, "using astra_kind_%zu = %s;\nconstexpr astra_kind_%zu %s = (%s);\n", i, kind,
+				       i, k->tmpl_params[i], v);
 		else
 			astra_buf_addf(g->out, "constexpr %s %s = (%s);\n", kind, k->tmpl_params[i], v);
 	}

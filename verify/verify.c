@@ -626,8 +626,10 @@ static void ensure_cases(struct vctx *c, size_t n)
 	c->res->bytes = xrealloc(c->res->bytes, n * sizeof(double));
 	c->res->flops = xrealloc(c->res->flops, n * sizeof(double));
 	c->res->baseline = xrealloc(c->res->baseline, n * sizeof(struct astra_case_result));
+	c->res->dims = xrealloc(c->res->dims, n * sizeof(struct astra_case_dims));
 	c->res->tolerances = xrealloc(c->res->tolerances, n * sizeof(char *));
 	for (i = c->res->nr_cases; i < n; i++) {
+		memset(&c->res->dims[i], 0, sizeof(struct astra_case_dims));
 		c->res->labels[i] = xstrdup("");
 		c->res->tolerances[i] = NULL;
 		c->res->bytes[i] = c->res->flops[i] = 0;
@@ -644,6 +646,33 @@ static void ensure_cases(struct vctx *c, size_t n)
 		}
 	}
 	c->res->nr_cases = n;
+}
+
+static void set_dim(struct astra_case_dims *d, const char *name, double v)
+{
+	size_t i;
+	for (i = 0; i < d->nr; i++)
+		if (!strcmp(d->names[i], name)) {
+			d->values[i] = v;
+			return;
+		}
+	d->names = xrealloc(d->names, (d->nr + 1) * sizeof(char *));
+	d->values = xrealloc(d->values, (d->nr + 1) * sizeof(double));
+	d->names[d->nr] = xstrdup(name);
+	d->values[d->nr++] = v;
+}
+
+int astra_verify_dim(const struct astra_verify_result *res, size_t ci, const char *name, double *value)
+{
+	size_t i;
+	if (!res->dims || ci >= res->nr_cases)
+		return 0;
+	for (i = 0; i < res->dims[ci].nr; i++)
+		if (!strcmp(res->dims[ci].names[i], name)) {
+			*value = res->dims[ci].values[i];
+			return 1;
+		}
+	return 0;
 }
 
 static struct astra_case_result *case_of(struct vctx *c, long cand, double ci)
@@ -857,6 +886,13 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 				c->res->captured_loaded++;
 			else
 				c->res->captured_missing++;
+		} else if (!strcmp(ev, "dim")) {
+			/* Every run announces them: keep one value per name. */
+			long ci = (long)astra_json_get_num(e, "case", -1);
+			const char *name = astra_json_get_str(e, "name");
+			const struct astra_json *v = astra_json_get(e, "value");
+			if (ci >= 0 && (size_t)ci < c->res->nr_cases && name && astra_json_is_number(v))
+				set_dim(&c->res->dims[ci], name, astra_json_num(v, 0));
 		} else if (!strcmp(ev, "start")) {
 			if (astra_json_get_str(e, "distributions") && !c->res->distributions)
 				c->res->distributions = xstrdup(astra_json_get_str(e, "distributions"));
@@ -964,10 +1000,13 @@ static size_t nr_pending(const struct vctx *c)
  * Concurrent verifications (astra-cc --warmup -j N, parallel builds in
  * `optimize` mode, several --verify) share one GPU: a test program's
  * timings must not share it.  Every run on the GPU holds a lock:
- * ASTRA_CC_GPU_LOCK when set, else gpu.lock in the cache directory, so
- * that every astra-cc using that cache takes turns; compiles proceed in
- * parallel.  The kernel releases an flock when its holder dies.  A lock
- * that cannot be opened (no cache directory) is skipped.
+ * ASTRA_CC_GPU_LOCK when set (warmup sets it for each worker's GPU), else
+ * the GPU's own lock in the cache directory (gpu-<UUID>.lock, or gpu.lock
+ * when the UUID is unknown: verify/gpu.h), so that every astra-cc using
+ * that cache takes turns on that GPU, and runs on other GPUs go on;
+ * compiles proceed in parallel.  The kernel releases an flock when its
+ * holder dies.  A lock that cannot be opened (no cache directory) is
+ * skipped.
  */
 /* The cache directory: the caller's, else the `dir` setting. */
 static const char *cache_dir(const struct vctx *c)
@@ -1003,13 +1042,19 @@ static void gpu_lock(const struct vctx *c, struct astra_file_lock *lk)
 	} else {
 		const char *dir = cache_dir(c);
 		struct astra_storage *s;
+		struct astra_gpu g;
+		char *name;
 		if (!dir || !*dir)
 			return;
+		/* gpu-<UUID>.lock: one lock per GPU (verify/gpu.h), so that workers on different GPUs run at once. */
+		astra_gpu_probe(c->o->nvcc, &g);
+		name = astra_gpu_lock_name(&g);
 		s = astra_storage_file_open(dir);
 		/* A fresh cache: the first runs must take turns too. */
-		if (astra_storage_file_create(s) < 0 || astra_storage_file_lock(s, "gpu.lock", -1, lk) != 1)
+		if (astra_storage_file_create(s) < 0 || astra_storage_file_lock(s, name, -1, lk) != 1)
 			lk->fd = -1;
 		s->ops->close(s);
+		free(name);
 	}
 }
 
@@ -1554,6 +1599,7 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 		 const struct astra_verify_opts *opts, struct astra_verify_result *res)
 {
 	struct vctx c;
+	const char *opts_program = opts->program;
 	size_t i;
 	int rc = 0;
 
@@ -1591,12 +1637,14 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 		goto out;
 	}
 	setup_candidates(&c, cands, names);
-	if (opts->program) {
+	if (!opts->program && !opts->no_run && astra_getenv("ASTRA_CC_TEST_PROGRAM"))
+		opts_program = astra_getenv("ASTRA_CC_TEST_PROGRAM");
+	if (opts_program) {
 		/* A test of astra-cc: the program is given, version i+1 is candidate i. */
 		/* Absolute: the program runs in the sandbox's own directory. */
-		c.prog = realpath(opts->program, NULL);
+		c.prog = realpath(opts_program, NULL);
 		if (!c.prog)
-			c.prog = xstrdup(opts->program);
+			c.prog = xstrdup(opts_program);
 		c.map = xcalloc(n + 1, sizeof(*c.map));
 		c.nmap = n;
 		for (i = 0; i < n; i++) {
@@ -1691,9 +1739,17 @@ void astra_verify_result_release(struct astra_verify_result *res)
 	}
 	free(res->cands);
 	for (i = 0; i < res->nr_cases; i++) {
+		size_t j;
 		free(res->labels[i]);
 		free(res->tolerances ? res->tolerances[i] : NULL);
+		for (j = 0; res->dims && j < res->dims[i].nr; j++)
+			free(res->dims[i].names[j]);
+		if (res->dims) {
+			free(res->dims[i].names);
+			free(res->dims[i].values);
+		}
 	}
+	free(res->dims);
 	free(res->labels);
 	free(res->tolerances);
 	free(res->distributions);
@@ -1798,6 +1854,12 @@ char *astra_verify_result_json(const struct astra_verify_result *res, int pretty
 	for (i = 0; i < res->nr_cases; i++) {
 		o = astra_json_new_object();
 		astra_json_set_str(o, "label", res->labels[i]);
+		if (res->dims && res->dims[i].nr) {
+			struct astra_json *dj = astra_json_set_object(o, "dims");
+			size_t di;
+			for (di = 0; di < res->dims[i].nr; di++)
+				astra_json_set_num(dj, res->dims[i].names[di], res->dims[i].values[di]);
+		}
 		astra_json_set_num(o, "bytes", res->bytes[i]);
 		astra_json_set_num(o, "flops", res->flops[i]);
 		json_str_or_null(o, "tolerances", res->tolerances ? res->tolerances[i] : NULL);

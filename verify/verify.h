@@ -41,6 +41,13 @@ enum astra_cand_verdict {
  *   sanitizer: memcheck racecheck
  */
 
+/* A case's scalar arguments, by parameter name. */
+struct astra_case_dims {
+	char **names;
+	double *values;
+	size_t nr;
+};
+
 /* One version (baseline or candidate) at one test case. */
 struct astra_case_result {
 	int timed;                   /* timing ran */
@@ -83,6 +90,11 @@ struct astra_verify_result {
 	size_t nr_cases;
 	char **labels;
 	double *bytes, *flops;       /* per launch, from the pragma */
+	/*
+	 * What a host launcher sees of each case: the value of every
+	 * arithmetic scalar parameter, in the kernel's order (dims[case]).
+	 */
+	struct astra_case_dims *dims;
 	struct astra_case_result *baseline;
 	char **tolerances;           /* per case: each output's "name type rtol=R atol=A", "; "-separated */
 	int baseline_above_ceiling;  /* the pragma's byte counts overstate the traffic */
@@ -122,6 +134,9 @@ struct astra_verify_opts {
 	/*
 	 * Testing astra-cc itself: judge with this already built test program
 	 * (version i+1 is candidate i) instead of generating and compiling one.
+	 * The test suite sets ASTRA_CC_TEST_PROGRAM to do the same in every
+	 * verification of a process tree (warmup's workers: which GPU runs
+	 * what, without a GPU or a compile).
 	 */
 	const char *program;
 };
@@ -139,6 +154,9 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 		 const struct astra_verify_opts *opts, struct astra_verify_result *res);
 
 void astra_verify_result_release(struct astra_verify_result *res);
+
+/* Case ci's value of scalar parameter name: 1 with *value, or 0 when the program did not say. */
+int astra_verify_dim(const struct astra_verify_result *res, size_t ci, const char *name, double *value);
 
 /* The result as JSON text (malloc'd); the format is in doc/verify.md. */
 char *astra_verify_result_json(const struct astra_verify_result *res, int pretty);

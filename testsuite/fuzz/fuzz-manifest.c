@@ -43,10 +43,21 @@ static void check(const char *text, size_t len)
 		 * encodes again, and the result decodes to the same verdict.
 		 */
 		struct astra_entry e2;
+		size_t i;
+		int same;
 		if (astra_entry_encode(&e, &again, &why) < 0 ||
-		    astra_entry_decode(again.buf, again.len, e.key, e.cc, &e2, NULL, &why) != ASTRA_DECODE_OK ||
-		    e2.verdict != e.verdict || e2.variant_len != e.variant_len ||
-		    (e.variant_len && memcmp(e.variant, e2.variant, e.variant_len))) {
+		    astra_entry_decode(again.buf, again.len, e.key, e.cc, &e2, NULL, &why) != ASTRA_DECODE_OK)
+			same = 0;
+		else
+			same = e2.verdict == e.verdict && e2.variant_len == e.variant_len &&
+			       (!e.variant_len || !memcmp(e.variant, e2.variant, e.variant_len)) &&
+			       e2.nr_variants == e.nr_variants && e2.nr_points == e.nr_points;
+		for (i = 0; same && i < e.nr_variants; i++)
+			same = e2.variants[i].len == e.variants[i].len &&
+			       !memcmp(e2.variants[i].text, e.variants[i].text, e.variants[i].len);
+		for (i = 0; same && i < e.nr_points; i++)
+			same = e2.points[i].choice == e.points[i].choice;
+		if (!same) {
 			fprintf(stderr, "accepted an entry that does not round-trip: %s\n", why ? why : "");
 			abort();
 		}
@@ -68,18 +79,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t vlen = nul ? size - mlen - 1 : 0;
 	char sum[25];
 
+	int version;
+
 	check((const char *)data, size);
-	/* The body, framed correctly. */
+	/* The body, framed correctly, under each format version read. */
 	astra_buf_add(&f, data, mlen);
 	if (nul)
 		astra_buf_add(&f, nul + 1, vlen);
 	astra_checksum(f.buf, f.len, sum);
-	astra_buf_reset(&f);
-	astra_buf_addf(&f, "%s%d %s %zu %zu\n", ASTRA_ENTRY_MAGIC, ASTRA_ENTRY_FORMAT, sum, mlen, vlen);
-	astra_buf_add(&f, data, mlen);
-	if (nul)
-		astra_buf_add(&f, nul + 1, vlen);
-	check(f.buf, f.len);
+	for (version = ASTRA_ENTRY_FORMAT_OLDEST; version <= ASTRA_ENTRY_FORMAT; version++) {
+		astra_buf_reset(&f);
+		astra_buf_addf(&f, "%s%d %s %zu %zu\n", ASTRA_ENTRY_MAGIC, version, sum, mlen, vlen);
+		astra_buf_add(&f, data, mlen);
+		if (nul)
+			astra_buf_add(&f, nul + 1, vlen);
+		check(f.buf, f.len);
+	}
 	astra_buf_release(&f);
 	return 0;
 }

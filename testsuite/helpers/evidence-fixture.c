@@ -115,6 +115,12 @@ void fixture_fill(struct astra_entry *e, const struct fixture *f)
 		res.best.origin = xstrdup(f->origin ? f->origin : "rules: vectorize");
 		res.best.grid = f->grid ? xstrdup(f->grid) : NULL;
 		res.best.block = f->block ? xstrdup(f->block) : NULL;
+		/* The loop keeps the variant it stores among its kept versions too (one: no dispatch). */
+		res.variants = xcalloc(1, sizeof(*res.variants));
+		res.variants[0].text = xstrdup(res.best.text);
+		res.variants[0].origin = xstrdup(res.best.origin);
+		res.nr_variants = 1;
+		res.evidence_cand = xcalloc(1, sizeof(*res.evidence_cand)); /* candidate 0 of the evidence */
 		res.best_us = v->cands[0].cases[0].timing.median;
 		res.best_bw_frac = v->cands[0].cases[0].prof.bw_frac;
 	} else {

@@ -143,6 +143,17 @@ static void fx_template(struct fixture *f, const char *kind, const char *param)
 	k->nr_tmpl++;
 }
 
+/* A name of the kernel's file that the kernel or its pragma uses, with its definition. */
+static void fx_dep(struct fixture *f, const char *name, const char *text)
+{
+	struct astra_kernel *k = &f->k;
+	k->deps = xrealloc(k->deps, (k->nr_deps + 1) * sizeof(char *));
+	k->dep_texts = xrealloc(k->dep_texts, (k->nr_deps + 1) * sizeof(char *));
+	k->deps[k->nr_deps] = xstrdup(name);
+	k->dep_texts[k->nr_deps] = xstrdup(text);
+	k->nr_deps++;
+}
+
 static void fx_launch(struct fixture *f, const char *grid, const char *block)
 {
 	f->k.pragma.grid = xstrdup(grid);
@@ -200,6 +211,12 @@ static void fixture_release(struct fixture *f)
 	}
 	free(f->k.tmpl_params);
 	free(f->k.tmpl_kinds);
+	for (i = 0; i < f->k.nr_deps; i++) {
+		free(f->k.deps[i]);
+		free(f->k.dep_texts[i]);
+	}
+	free(f->k.deps);
+	free(f->k.dep_texts);
 	free(f->k.name);
 	free(f->k.file);
 	free(f->k.text);

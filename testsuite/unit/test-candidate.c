@@ -162,10 +162,13 @@ int main(void)
 	       "line 1: using declarations and namespace aliases would leak into the rest of the file\n");
 	REJECT("axsq", "__global__ void axsq(float *y, const float *x, float a, int n) { axsq<<<1, 1>>>(y, x, a, n); }\n",
 	       "line 1: a variant must not launch kernels\n");
-	REJECT("axsq", "#pragma astra launch(grid=n / 4, block=BLOCK)\n"
+	/* The file's own BLOCK, which the original's pragma uses: the launcher can evaluate it. */
+	ACCEPT("axsq", "#pragma astra launch(grid=n / 4, block=BLOCK)\n"
+		       "__global__ void axsq(float *y, const float *x, float a, int n) { }\n");
+	REJECT("axsq", "#pragma astra launch(grid=n / 4, block=THREADS)\n"
 		       "__global__ void axsq(float *y, const float *x, float a, int n) { }\n",
-	       "line 2: launch(block=...) uses 'BLOCK', which is not a parameter of the kernel, a template parameter "
-	       "or a name the variant defines\n");
+	       "line 2: launch(block=...) uses 'THREADS', which is not a parameter of the kernel, a template parameter, "
+	       "a name the variant defines or a host-visible name of the kernel's file that the kernel uses\n");
 	REJECT("axsq", "#pragma astra launch(grid=n / 4)\n"
 		       "__global__ void axsq(float *y, const float *x, float a, int n) { }\n",
 	       "line 2: launch(...) in a variant must give both grid= and block=\n");

@@ -133,6 +133,10 @@ static void test_generate(void)
 	CHECK(strstr(out.buf, "astra_c.add<T>(\"x\", (long long)(n), false, true);") != NULL);
 	CHECK(strstr(out.buf, "astra_c.range(\"x\", (double)(-4), (double)(4));") != NULL);
 	CHECK(strstr(out.buf, "float a = (float)(0.5f);") != NULL);
+	/* The scalar arguments, for the per-shape choice of variants. */
+	CHECK(strstr(out.buf, "astra_c.dim(\"n\", n);") != NULL);
+	CHECK(strstr(out.buf, "astra_c.dim(\"a\", a);") != NULL);
+	CHECK(strstr(out.buf, "astra_c.dim(\"x\"") == NULL);
 	CHECK(strstr(out.buf, "astra_c.label = \"T=__half n=7\";") != NULL);
 	CHECK(strstr(out.buf, "::astra_rt::Program astra_p(3);") != NULL);
 	CHECK(strstr(out.buf, "::astra_inst_1::astra_cases(astra_p);") != NULL);
@@ -264,10 +268,123 @@ static void test_compile(const char *nvcc)
 	fixture_release(&f);
 }
 
+/*
+ * A production kernel (issue 15): a function-pointer template parameter,
+ * 64 KiB of dynamic shared memory, a launch through the file's own
+ * ceil_div, and a candidate whose own grid is `min` of a 64-bit count and
+ * an int cap.  The program must generate and compile, and raise each
+ * version's shared-memory limit before launching it.
+ */
+static const char prod_text[] =
+	"#include <stdint.h>\n"
+	"__device__ float silu_fn(const float &x) { return x / (1.0f + expf(-x)); }\n"
+	"__host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }\n"
+	"template <float (*Act)(const float &)>\n"
+	"__global__ void act(float *out, const float *x, int64_t n)\n"
+	"{\n"
+	"\textern __shared__ float stage[];\n"
+	"\tint64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"\tstage[threadIdx.x] = i < n ? x[i] : 0.0f;\n"
+	"\t__syncthreads();\n"
+	"\tif (i < n)\n"
+	"\t\tout[i] = Act(stage[threadIdx.x]);\n"
+	"}\n";
+
+static const char prod_cand[] =
+	"#pragma astra launch(grid=min(ceil_div(n, 256), 1056), block=256, shmem=64 * 1024)\n"
+	"template <float (*Act)(const float &)>\n"
+	"__global__ void act(float *out, const float *x, int64_t n)\n"
+	"{\n"
+	"\textern __shared__ float stage[];\n"
+	"\tfor (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)\n"
+	"\t\tout[i] = Act(x[i]);\n"
+	"\t(void)stage;\n"
+	"}\n";
+
+static void make_prod(struct fixture *f)
+{
+	fx_init(f, "prod.cu", prod_text, "act", "template");
+	fx_template(f, "float (*)(const float &)", "Act");
+	fx_param(f, "float *", "out");
+	fx_param(f, "const float *", "x");
+	fx_param(f, "int64_t", "n");
+	fx_types(f, "Act", "silu_fn");
+	fx_shape(f, "n=100000");
+	fx_shape(f, "n=7");
+	fx_buffer(f, "out", "n", 1);
+	fx_buffer(f, "x", "n", 0);
+	fx_launch(f, "ceil_div(n, 256)", "256");
+	f->k.pragma.shmem = xstrdup("64 * 1024");
+	fx_dep(f, "silu_fn", "__device__ float silu_fn(const float &x) { return x / (1.0f + expf(-x)); }");
+	fx_dep(f, "ceil_div", "__host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) "
+	       "{ return (a + b - 1) / b; }");
+}
+
+static void test_production(const char *nvcc)
+{
+	struct fixture f;
+	struct astra_harness h;
+	struct astra_harness_cand c;
+	struct astra_buf out = ASTRA_BUF_INIT, why = ASTRA_BUF_INIT;
+	struct astra_verify_opts o = ASTRA_VERIFY_OPTS_INIT;
+	struct astra_verify_result r;
+	struct astra_variant v;
+	const char *name = "prod-cand.cu";
+
+	make_prod(&f);
+	memset(&h, 0, sizeof(h));
+	memset(&c, 0, sizeof(c));
+	c.name = name;
+	c.text = prod_cand;
+	c.grid = "min(ceil_div(n, 256), 1056)";
+	c.block = "256";
+	c.shmem = "64 * 1024";
+	h.kernel = &f.k;
+	h.src_path = "prod.cu";
+	h.src_text = f.tu.text;
+	h.src_len = f.tu.len;
+	h.cands = &c;
+	h.nr_cands = 1;
+	CHECK_INT(astra_harness_generate(&h, &out, &why), 0);
+	/* The function-pointer parameter is declared through its type. */
+	CHECK(strstr(out.buf, "using astra_kind_0 = float (*)(const float &);\n"
+			      "constexpr astra_kind_0 Act = (silu_fn);\n") != NULL);
+	/* Each version's shared-memory limit is raised before its launch. */
+	CHECK(strstr(out.buf, "\tif (astra_shmem > 48 * 1024)\n\t\t(void)cudaFuncSetAttribute((const void *)&::act<Act>, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)astra_shmem);\n"
+			      "\t::act<Act><<<") != NULL);
+	CHECK(strstr(out.buf, "(void)cudaFuncSetAttribute((const void *)&::astra_cand_0::act<Act>, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)astra_s);") != NULL);
+	/* A candidate's geometry sees min/max that take mixed types. */
+	CHECK(strstr(out.buf, "\tusing ::astra_rt::geo::min;\n\tusing ::astra_rt::geo::max;\n#line 1 \"prod-cand.cu "
+			      "(geometry)\"\n\tdim3 astra_g = dim3(min(ceil_div(n, 256), 1056));") != NULL);
+	astra_buf_release(&out);
+	astra_buf_release(&why);
+
+	if (nvcc && *nvcc) {
+		memset(&v, 0, sizeof(v));
+		v.text = (char *)prod_cand;
+		o.nvcc = nvcc;
+		o.no_run = 1;
+		o.cc = 90;
+		CHECK_INT(astra_verify(&f.tu, &f.k, NULL, &v, &name, 1, &o, &r), 0);
+		CHECK(r.compiled);
+		CHECK(r.setup_check == NULL);
+		CHECK(r.nr_cands == 1 && r.cands[0].verdict == ASTRA_CAND_NOT_RUN);
+		if (r.nr_cands == 1 && r.cands[0].verdict != ASTRA_CAND_NOT_RUN)
+			fprintf(stderr, "  %s: %s: %s\n", r.cands[0].name, r.cands[0].check, r.cands[0].reason);
+		if (r.not_run && r.setup_check)
+			fprintf(stderr, "  %s\n", r.not_run);
+		astra_verify_result_release(&r);
+	}
+	fixture_release(&f);
+}
+
 int main(void)
 {
 	const char *nvcc = getenv("NVCC");
 	test_generate();
+	test_production(nvcc);
 	/* Half of this test is the compile: without nvcc it is a skip, never
 	 * a pass (unless the half that ran already failed). */
 	if (!nvcc || !*nvcc)

@@ -157,7 +157,7 @@ static void test_in_place(void)
 	struct astra_tu tu;
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90, 1, 0 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0, NULL, 0, NULL };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 	char file[64];
@@ -204,7 +204,7 @@ static void test_geometry(void)
 	struct astra_tu tu;
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90_100, 2, 0 };
+	struct astra_subst s = { &k, &v, cc90_100, 2, 0, NULL, 0, NULL };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 	char file[64];
@@ -276,9 +276,16 @@ static void test_geometry(void)
 	CHECK(strstr(out.buf, "\t\tstatic thread_local __astra_pending_scale *__astra_t = 0;\n"));
 	CHECK(strstr(out.buf, "\nstatic inline void __astra_launch_scale(float * x, int n)\n{\n"
 			      "\t__astra_pending_scale *__astra_p = __astra_pending_scale::__astra_take();\n"
+			      "\tusing __astra_geo_scale::min;\n\tusing __astra_geo_scale::max;\n"
 			      "\tif (!__astra_p)\n\t\treturn;\n"
+			      "\tif (__astra_p->__astra_shmem > 48 * 1024)\n"
+			      "\t\t(void)cudaFuncSetAttribute((const void *)__astra_v_scale, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)__astra_p->__astra_shmem);\n"
 			      "\t__astra_v_scale<<<dim3((n + 1023) / 1024), dim3(256), __astra_p->__astra_shmem, "
 			      "__astra_p->__astra_stream>>>(x, n);\n}\n"));
+	/* min and max of mixed types for the variant's geometry, without a header */
+	CHECK(strstr(out.buf, "namespace __astra_geo_scale {\ntemplate <typename __astra_A, typename __astra_B>\n"
+			      "inline auto min(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_a : __astra_b)\n"));
 	CHECK(!strstr(out.buf, "__astra_ok"));
 	CHECK(!strstr(out.buf, "__astra_cc"));
 	CHECK(!strstr(out.buf, "\tscale<<<"));
@@ -310,7 +317,7 @@ static void test_template_and_order(void)
 	struct astra_tu tu;
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90, 1, 0 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0, NULL, 0, NULL };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 
@@ -346,6 +353,12 @@ static void test_template_and_order(void)
 	CHECK(strstr(out.buf, "template <typename T, int N>\n__global__ void __astra_v_fill(T *p, int n) { p[1] = N; }"));
 	CHECK(strstr(out.buf, "__astra_pending_fill::__astra_ok(__astra_c, (const void *)__astra_v_fill<T, N>, __astra_cc, 1)"));
 	CHECK(strstr(out.buf, "__astra_v_fill<T, N><<<__astra_p->__astra_grid, dim3(128), (size_t)(sizeof(T) * 128), __astra_p->__astra_stream>>>(p, n);"));
+	/* The variant's own shared memory: its limit raised when above 48 KiB, before the launch. */
+	CHECK(strstr(out.buf, "__astra_cc, 1)) {\n\t\tif ((size_t)(sizeof(T) * 128) > 48 * 1024)\n"
+			      "\t\t\t(void)cudaFuncSetAttribute((const void *)__astra_v_fill<T, N>, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(size_t)(sizeof(T) * 128));\n"
+			      "\t\t__astra_v_fill<T, N><<<"));
+	CHECK(strstr(out.buf, "\t} else\n\t\tfill<T, N><<<__astra_p->__astra_grid"));
 	CHECK(strstr(out.buf, "\t\tfill<T, N><<<__astra_p->__astra_grid, __astra_p->__astra_block, __astra_p->__astra_shmem, __astra_p->__astra_stream>>>(p, n);"));
 	CHECK(strstr(out.buf, "(__astra_pending_fill((2), ( 64), ( 128), ( st)) ? (void)0 : __astra_launch_fill(p, 8));"));
 	CHECK(strstr(out.buf, "(__astra_pending_fill((1), ( 1), 0, 0) ? (void)0 : __astra_launch_fill<double, 2>(p, 1));"));
@@ -369,7 +382,7 @@ static void test_nested_and_qualified(void)
 	struct astra_tu tu;
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90, 1, 0 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0, NULL, 0, NULL };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 
@@ -414,7 +427,7 @@ static void test_columns_and_midline(void)
 	static const char *names[] = { "a" };
 	struct astra_kernel k;
 	struct astra_variant v = { 0 };
-	struct astra_subst s = { &k, &v, cc90, 1, 0 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0, NULL, 0, NULL };
 	struct astra_edits e = ASTRA_EDITS_INIT;
 	struct astra_buf out = ASTRA_BUF_INIT;
 	char file[64];
@@ -447,7 +460,7 @@ static void test_failures(void)
 	static const char *types[] = { "int" };
 	static const char *names[] = { "a" };
 	static const char src[] = "__global__ void k(int a) { }\n";
-	struct astra_subst s = { &k, &v, cc90, 1, 0 };
+	struct astra_subst s = { &k, &v, cc90, 1, 0, NULL, 0, NULL };
 
 	/* Overlapping edits, and edits past the end. */
 	astra_edits_add(&e, 0, 4, xstrdup("a"), 0);
@@ -520,6 +533,126 @@ static void test_includes(void)
 	astra_increfs_release(&inc);
 }
 
+/*
+ * Shape dispatch: two variants under private names, the choice function
+ * (exactly what passes/dispatch.c emits), and a launcher that switches on
+ * it: 1 and 2 launch the variants (the first with its own geometry, the
+ * second with the site's), anything else the original.
+ */
+static void test_dispatch(void)
+{
+	struct astra_tu tu;
+	struct astra_kernel k;
+	struct astra_variant v[2];
+	struct astra_dispatch d;
+	struct astra_subst s = { &k, &v[0], cc90, 1, 0, v, 2, &d };
+	struct astra_edits e = ASTRA_EDITS_INIT;
+	struct astra_buf out = ASTRA_BUF_INIT, fn = ASTRA_BUF_INIT;
+	char *pn = xstrdup("n");
+	double values[3] = { 7, 1000, 1 << 20 };
+	int choice[3] = { 0, 2, 1 };
+	char file[64];
+
+	memset(&tu, 0, sizeof(tu));
+	memset(v, 0, sizeof(v));
+	d.params = &pn;
+	d.nr_params = 1;
+	d.values = values;
+	d.choice = choice;
+	d.nr_points = 3;
+	d.nr_versions = 3;
+	tu.path = "k.cu";
+	tu.text = (char *)scale_src;
+	tu.len = strlen(scale_src);
+	mk_kernel(&k, scale_src, "scale", "__global__ void scale", "k.cu", scale_types, scale_names, 2);
+	tu.kernels = &k;
+	tu.nr_kernels = 1;
+	mk_launches(&tu, "scale");
+	v[0].text = xstrdup("#pragma astra launch(grid=(n + 1023) / 1024, block=256)\n"
+			    "__global__ void scale(float *x, int n)\n{\n\t/* four per thread */\n}\n");
+	v[0].grid = xstrdup("(n + 1023) / 1024");
+	v[0].block = xstrdup("256");
+	v[0].origin = xstrdup("rules: elems-per-thread");
+	v[1].text = xstrdup("__global__ void scale(float *x, int n)\n{\n\t/* fast math */\n}\n");
+	v[1].origin = xstrdup("rules: fastmath");
+	CHECK(astra_subst_has_launcher(&s));
+	CHECK_INT(astra_rewrite_kernel(&e, tu.text, tu.len, "k.cu", &s, NULL), 0);
+	CHECK_INT(astra_rewrite_launches(&e, &tu, &s), 3);
+	CHECK_INT(astra_edits_apply(&e, tu.text, tu.len, "k.cu", &out), 0);
+	if (getenv("DUMP"))
+		fputs(out.buf, stderr);
+	/* The original untouched; both variants under private names, stubs elsewhere. */
+	CHECK(strstr(out.buf, "__global__ void scale(float *x, int n)\n{\n\tint i = threadIdx.x;"));
+	CHECK(strstr(out.buf, "__global__ void __astra_v1_scale(float *x, int n)\n{\n\t/* four per thread */"));
+	CHECK(strstr(out.buf, "__global__ void __astra_v2_scale(float *x, int n)\n{\n\t/* fast math */"));
+	CHECK(strstr(out.buf, "__global__ void __astra_v1_scale(float *x, int n)\n{ __trap(); }"));
+	CHECK(strstr(out.buf, "__global__ void __astra_v2_scale(float *x, int n)\n{ __trap(); }"));
+	CHECK(!strstr(out.buf, "__astra_v_scale"));
+	CHECK_INT(mapped_line(out.buf, "/* fast math */", file, sizeof(file)), 6);
+	/* The choice function, as emitted, and the launcher's switch on it. */
+	astra_dispatch_emit(&d, "__astra_choose_scale", &fn);
+	CHECK(strstr(out.buf, fn.buf));
+	CHECK(strstr(out.buf, "\tswitch (__astra_choose_scale((double)(n))) {\n\tcase 1:\n"
+			      "\t\tif (!__astra_pending_scale::__astra_ok(__astra_c, (const void *)__astra_v1_scale, "
+			      "__astra_cc, 1))\n\t\t\tbreak;\n"
+			      "\t\tif (__astra_p->__astra_shmem > 48 * 1024)\n\t\t\t(void)cudaFuncSetAttribute((const void *)__astra_v1_scale, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)__astra_p->__astra_shmem);\n"
+			      "\t\t__astra_v1_scale<<<dim3((n + 1023) / 1024), dim3(256), __astra_p->__astra_shmem, "
+			      "__astra_p->__astra_stream>>>(x, n);\n\t\treturn;\n\tcase 2:\n"));
+	CHECK(strstr(out.buf, "\t\t__astra_v2_scale<<<__astra_p->__astra_grid, __astra_p->__astra_block, "
+			      "__astra_p->__astra_shmem, __astra_p->__astra_stream>>>(x, n);\n\t\treturn;\n"
+			      "\tdefault:\n\t\tbreak;\n\t}\n"
+			      "\tscale<<<__astra_p->__astra_grid, __astra_p->__astra_block, __astra_p->__astra_shmem, "
+			      "__astra_p->__astra_stream>>>(x, n);\n}\n"));
+	CHECK(strstr(out.buf, "\t(__astra_pending_scale(((n + 255) / 256), ( 256), ( 0), ( s)) ? (void)0 : __astra_launch_scale(x, n++));\n"));
+	CHECK_INT(mapped_line(out.buf, "int last_line", file, sizeof(file)), 18);
+
+	/* Direct, the original among the choices: no run-time test, the original still named. */
+	astra_buf_release(&out);
+	astra_edits_release(&e);
+	s.direct = 1;
+	CHECK_INT(astra_rewrite_kernel(&e, tu.text, tu.len, "k.cu", &s, NULL), 0);
+	CHECK_INT(astra_edits_apply(&e, tu.text, tu.len, "k.cu", &out), 0);
+	CHECK(!strstr(out.buf, "__astra_ok"));
+	CHECK(strstr(out.buf, "\tcase 1:\n"
+			      "\t\tif (__astra_p->__astra_shmem > 48 * 1024)\n\t\t\t(void)cudaFuncSetAttribute((const void *)__astra_v1_scale, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)__astra_p->__astra_shmem);\n"
+			      "\t\t__astra_v1_scale<<<"));
+	CHECK(strstr(out.buf, "\tdefault:\n\t\tbreak;\n\t}\n\tscale<<<__astra_p->__astra_grid"));
+	/* Direct, the original chosen nowhere: the last variant is the default, the original is not named. */
+	astra_buf_release(&out);
+	astra_edits_release(&e);
+	choice[0] = 2;
+	CHECK_INT(astra_rewrite_kernel(&e, tu.text, tu.len, "k.cu", &s, NULL), 0);
+	CHECK_INT(astra_edits_apply(&e, tu.text, tu.len, "k.cu", &out), 0);
+	CHECK(strstr(out.buf, "\tcase 1:\n"
+			      "\t\tif (__astra_p->__astra_shmem > 48 * 1024)\n\t\t\t(void)cudaFuncSetAttribute((const void *)__astra_v1_scale, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)__astra_p->__astra_shmem);\n"
+			      "\t\t__astra_v1_scale<<<"));
+	CHECK(strstr(out.buf, "\tdefault:\n"
+			      "\t\tif (__astra_p->__astra_shmem > 48 * 1024)\n\t\t\t(void)cudaFuncSetAttribute((const void *)__astra_v2_scale, "
+			      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)__astra_p->__astra_shmem);\n"
+			      "\t\t__astra_v2_scale<<<"));
+	CHECK(!strstr(out.buf, "\tscale<<<__astra_p->__astra_grid"));
+	/* The choice reads a name that is not a scalar parameter of the kernel: refused. */
+	astra_buf_release(&out);
+	astra_edits_release(&e);
+	free(pn);
+	pn = xstrdup("x");
+	CHECK_INT(astra_rewrite_kernel(&e, tu.text, tu.len, "k.cu", &s, NULL), -1);
+	free(pn);
+	pn = xstrdup("rows");
+	CHECK_INT(astra_rewrite_kernel(&e, tu.text, tu.len, "k.cu", &s, NULL), -1);
+
+	free(pn);
+	astra_buf_release(&fn);
+	astra_edits_release(&e);
+	free(tu.launches);
+	astra_variant_release(&v[0]);
+	astra_variant_release(&v[1]);
+	free_kernel(&k);
+}
+
 int main(void)
 {
 	test_in_place();
@@ -529,5 +662,6 @@ int main(void)
 	test_columns_and_midline();
 	test_failures();
 	test_includes();
+	test_dispatch();
 	return unit_done();
 }

@@ -149,7 +149,7 @@ static void test_config(void)
 	CHECK_INT(chmod(conf, 0666), 0);
 	astra_config_load();
 	CHECK_STR(astra_config_str(ASTRA_CFG_NVCC), "");
-	CHECK(problem("astra-cc.conf: not read", "writable by everyone"));
+	CHECK(problem("astra-cc.conf: warning: not read", "writable by everyone"));
 
 	/* Group-writable: read only when its group is trusted_group from the environment. */
 	CHECK_INT(chmod(conf, 0664), 0);
@@ -183,7 +183,7 @@ static void test_config(void)
 	CHECK_INT(symlink(target, conf), 0);
 	astra_config_load();
 	CHECK_STR(astra_config_str(ASTRA_CFG_NVCC), "");
-	CHECK(problem("astra-cc.conf: not read", "symbolic link"));
+	CHECK(problem("astra-cc.conf: warning: not read", "symbolic link"));
 
 	/* A FIFO: refused without waiting for a writer. */
 	unlink(conf);
@@ -191,7 +191,7 @@ static void test_config(void)
 	alarm(10);
 	astra_config_load();
 	alarm(0);
-	CHECK(problem("astra-cc.conf: not read", "not a regular file"));
+	CHECK(problem("astra-cc.conf: warning: not read", "not a regular file"));
 	unlink(conf);
 
 	/* Owned by another user (root can make one). */
@@ -200,7 +200,7 @@ static void test_config(void)
 		CHECK_INT(chown(conf, 4242, 4242), 0);
 		astra_config_load();
 		CHECK_STR(astra_config_str(ASTRA_CFG_NVCC), "");
-		CHECK(problem("astra-cc.conf: not read", "owned by uid 4242"));
+		CHECK(problem("astra-cc.conf: warning: not read", "owned by uid 4242"));
 		unlink(conf);
 	} else {
 		fprintf(stderr, "note: not root: a config file of another owner not tested\n");
@@ -216,7 +216,7 @@ static void test_config(void)
 	alarm(10);
 	astra_config_load();
 	alarm(0);
-	CHECK(problem("astra-cc.conf: not read", "not a regular file"));
+	CHECK(problem("astra-cc.conf: warning: not read", "not a regular file"));
 	unlink(conf);
 	unlink(target);
 	unsetenv("ASTRA_CC_CONFIGPATH");

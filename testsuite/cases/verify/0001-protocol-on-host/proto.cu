@@ -107,6 +107,10 @@ int main(int argc, char **argv)
 		c.add<int>("flag", n, true, false);
 		c.range("x", -4, 4);
 		c.flops = 2.0 * n;
+		/* What a launcher sees: arithmetic scalars are kept, others (a struct) are not. */
+		c.dim("n", n);
+		c.dim("scale", 0.5f);
+		c.dim("opaque", std::make_pair(1, 2));
 		for (int v = 0; v < NV; v++)
 			c.launch.push_back([v, n](void *const *p, cudaStream_t) { body(v, p, n); });
 		prog.add(c);

@@ -2,8 +2,9 @@
  * http.c - the libcurl adapter (see http.h).
  *
  * One easy handle per request: astra-cc makes a handful of requests per
- * kernel, each taking seconds to minutes of model time, so connection reuse
- * would save nothing worth its state.  The size cap is enforced twice:
+ * kernel (LLM calls of seconds to minutes) or per compile (a cache lookup,
+ * which misses locally only once per kernel), so connection reuse would
+ * save little worth its state.  The size cap is enforced twice:
  * CURLOPT_MAXFILESIZE stops a transfer whose Content-Length announces too
  * much, and the write callback stops one that streams too much without
  * announcing it.
@@ -27,7 +28,7 @@
 #define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
 
-#include "agents/http.h"
+#include "lib/http.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -100,6 +101,12 @@ struct sink {
 	int too_large;
 };
 
+/* The body of a PUT, handed to curl in pieces. */
+struct source {
+	const char *data;
+	size_t len, off;
+};
+
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static CURLcode init_code = CURLE_FAILED_INIT;
 
@@ -115,6 +122,8 @@ void astra_http_response_init(struct astra_http_response *r)
 	memset(r, 0, sizeof(*r));
 	astra_buf_init(&r->body, 0);
 	r->retry_after = -1;
+	r->length = -1;
+	r->mtime = -1;
 }
 
 void astra_http_response_release(struct astra_http_response *r)
@@ -170,6 +179,17 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+static size_t on_read(char *buf, size_t size, size_t nmemb, void *arg)
+{
+	struct source *src = arg;
+	size_t n = size * nmemb;
+	if (n > src->len - src->off)
+		n = src->len - src->off;
+	memcpy(buf, src->data + src->off, n);
+	src->off += n;
+	return n;
+}
+
 static enum astra_http_fail classify(CURLcode rc, int too_large)
 {
 	switch (rc) {
@@ -195,11 +215,13 @@ static enum astra_http_fail classify(CURLcode rc, int too_large)
 	}
 }
 
-int astra_http_post(const struct astra_http_request *req, struct astra_http_response *resp)
+int astra_http_request(const struct astra_http_request *req, struct astra_http_response *resp)
 {
 	struct curl_slist *hdrs = NULL;
 	struct sink sink;
+	struct source src;
 	char errbuf[CURL_ERROR_SIZE];
+	const char *method = req->method ? req->method : "POST";
 	CURL *h;
 	CURLcode rc;
 	char *const *hp;
@@ -209,6 +231,9 @@ int astra_http_post(const struct astra_http_request *req, struct astra_http_resp
 	sink.resp = resp;
 	sink.max = req->max_body ? req->max_body : DEFAULT_MAX_BODY;
 	sink.too_large = 0;
+	src.data = req->body ? req->body : "";
+	src.len = req->body ? req->len : 0;
+	src.off = 0;
 	errbuf[0] = '\0';
 
 	pthread_once(&init_once, global_init);
@@ -220,7 +245,7 @@ int astra_http_post(const struct astra_http_request *req, struct astra_http_resp
 	}
 	for (hp = req->headers; hp && *hp; hp++)
 		hdrs = curl_slist_append(hdrs, *hp);
-	/* No "Expect: 100-continue" round trip for large prompts. */
+	/* No "Expect: 100-continue" round trip for large bodies. */
 	hdrs = curl_slist_append(hdrs, "Expect:");
 
 	curl_easy_setopt(h, CURLOPT_URL, req->url);
@@ -231,9 +256,30 @@ int astra_http_post(const struct astra_http_request *req, struct astra_http_resp
 #endif
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(h, CURLOPT_POST, 1L);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->len);
+	/* The defaults, said out loud: nothing here turns verification off. */
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (!strcmp(method, "POST")) {
+		curl_easy_setopt(h, CURLOPT_POST, 1L);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, src.data);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)src.len);
+	} else if (!strcmp(method, "PUT")) {
+		curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+		curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+		curl_easy_setopt(h, CURLOPT_READDATA, &src);
+		curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)src.len);
+	} else if (!strcmp(method, "HEAD")) {
+		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+	} else if (!strcmp(method, "GET")) {
+		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	} else {
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+	}
+	if (req->netrc) {
+		curl_easy_setopt(h, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+		curl_easy_setopt(h, CURLOPT_NETRC_FILE, req->netrc);
+	}
+	curl_easy_setopt(h, CURLOPT_FILETIME, 1L);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
@@ -249,6 +295,14 @@ int astra_http_post(const struct astra_http_request *req, struct astra_http_resp
 
 	rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
+	{
+		curl_off_t v = -1;
+		if (curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &v) == CURLE_OK && v >= 0)
+			resp->length = (long long)v;
+		v = -1;
+		if (curl_easy_getinfo(h, CURLINFO_FILETIME_T, &v) == CURLE_OK && v >= 0)
+			resp->mtime = (long long)v;
+	}
 	resp->fail = classify(rc, sink.too_large);
 	if (resp->fail != ASTRA_HTTP_OK)
 		resp->error = xasprintf("%s (%s)", errbuf[0] ? errbuf : curl_easy_strerror(rc),
@@ -257,4 +311,11 @@ int astra_http_post(const struct astra_http_request *req, struct astra_http_resp
 	curl_easy_cleanup(h);
 	curl_slist_free_all(hdrs);
 	return resp->fail == ASTRA_HTTP_OK ? 0 : -1;
+}
+
+int astra_http_post(const struct astra_http_request *req, struct astra_http_response *resp)
+{
+	struct astra_http_request r = *req;
+	r.method = "POST";
+	return astra_http_request(&r, resp);
 }

@@ -1,0 +1,28 @@
+// style: the activation in a __device__ helper with tanhf and constants
+// expect: fastmath elems-per-thread grid-stride
+#include <cuda_fp16.h>
+
+__device__ __forceinline__ float gelu_tanh(float x)
+{
+	const float k = 0.7978845608f;
+	return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
+}
+
+#pragma astra shapes(tokens=64, d=4096) shapes(tokens=3, d=1001)
+#pragma astra buffers(out[tokens*d], input[tokens*2*d])
+#pragma astra outputs(out)
+#pragma astra launch(grid=(tokens*d + 255)/256, block=256)
+#pragma astra range(input: -8 .. 8)
+#pragma astra tolerance(out: rtol=1e-2, atol=1e-3)
+#pragma astra noalias
+#pragma astra types(T=__half)
+template <typename T>
+__global__ void gelu_mul(T *out, const T *input, int tokens, int d)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= tokens * d)
+		return;
+	int t = i / d;
+	int j = i % d;
+	out[i] = (T)(gelu_tanh((float)input[t * 2 * d + j]) * (float)input[t * 2 * d + d + j]);
+}
