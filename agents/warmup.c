@@ -486,7 +486,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			continue;
 		}
 		astra_captured_info_init(&ci);
-		cr = astra_captured_kernel(cache, key.hex, o->gpu.present ? o->gpu.cc : 90, k, &copies[i], &ci);
+		cr = astra_captured_kernel(cache, key.hex, o->cc, k, &copies[i], &ci);
 		if (cr < 0) {
 			/* `#pragma astra optimize` alone and nothing captured: say how to capture. */
 			printf("%s %s (%s:%u): %s\n", prefix, k->name, k->file, k->line, ci.missing);
