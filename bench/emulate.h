@@ -412,7 +412,7 @@ inline void *dynamic_shared() { return emu_dyn_shared; }
 #define blockIdx (emu::L().block_idx)
 #define blockDim (emu::L().block)
 #define gridDim (emu::L().grid)
-#define warpSize 32
+constexpr int warpSize = 32; /* a name, not a macro: cudaDeviceProp has a member of that name */
 
 inline void __syncthreads() { emu::yield(emu::WAIT_BLOCK); }
 

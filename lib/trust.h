@@ -18,9 +18,10 @@
  *     root, not writable by others, and writable by its group only when
  *     that group is `trusted_group` (taken from the environment or the
  *     system configuration, never from the file being judged);
- *   - an object whose tier cannot say who wrote it (a remote tier) is not
- *     trusted: a signature will stand in for the owner there
- *     (astra_trust_unowned).
+ *   - an object whose tier cannot say who wrote it (an HTTP tier) is
+ *     trusted as far as the server the user configured is; with
+ *     require_signature its entries' signatures must verify, as on every
+ *     tier (astra_trust_unowned, cache/sign.h).
  *
  * What astra-cc creates in a cache is made with the `umask` setting (as in
  * ccache), or when that is unset with the process's umask and never
