@@ -57,3 +57,7 @@ bench-dispatch-cpu: all testsuite/helpers/put-variant
 
 .PHONY: bench-dispatch bench-dispatch-cpu
 EXTRA_DIST += bench/run-dispatch bench/dispatch bench/dispatch.sh
+
+# Capture builds on a GPU host (issue 20): the example with `#pragma astra
+# optimize` alone, captured ids, the recorder's overhead (doc/capture.md).
+EXTRA_DIST += bench/run-capture bench/capture
