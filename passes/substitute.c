@@ -988,6 +988,8 @@ static int prepare(struct job *j, const struct astra_subst_opts *opts, char **ma
 				    s->kernel->name);
 		}
 	}
+	if (opts && opts->edit_main && opts->edit_main(&e, tu, opts->edit_data) < 0)
+		goto out;
 	if (astra_edits_apply(&e, tu->text, tu->len, tu->path, &out) < 0)
 		goto out;
 
@@ -1089,7 +1091,7 @@ int astra_subst_compile(struct astra_invocation *inv, const struct astra_tu *tu,
 	astra_pathmap_init(&j.map);
 	astra_vec_init(&j.idirs);
 
-	if (!nr || inv->cl.reason || inv->cl.input_argi < 0) {
+	if ((!nr && !(opts && opts->edit_main)) || inv->cl.reason || inv->cl.input_argi < 0) {
 		error("substitute: not a single-file compile");
 		goto out;
 	}

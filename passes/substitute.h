@@ -60,6 +60,13 @@
 struct astra_subst_opts {
 	/* Also copy the rewritten sources into this directory (inspection). */
 	const char *save_dir;
+	/*
+	 * More edits of the main file, added after the substitutions' (a
+	 * capture build's launchers, passes/capture.h); returns 0 or -1.  With
+	 * it, astra_subst_compile() also runs when nr is 0.
+	 */
+	int (*edit_main)(struct astra_edits *e, const struct astra_tu *tu, void *data);
+	void *edit_data;
 };
 
 /*

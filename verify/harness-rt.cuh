@@ -383,8 +383,13 @@ template <> struct ElemSize<void> { static const size_t value = 1; };
 
 /* ----------------------------------------------------------------- a case */
 
-enum Dist { D_UNIFORM, D_NORMAL, D_WIDE, D__COUNT };
-static const char *const dist_names[] = { "uniform", "normal", "wide" };
+/*
+ * The distributions drawn from, then D_CAPTURED, which is not drawn:
+ * buffers with captured inputs (Case::data) are read from their files, the
+ * others get uniform values.
+ */
+enum Dist { D_UNIFORM, D_NORMAL, D_WIDE, D__COUNT, D_CAPTURED = D__COUNT };
+static const char *const dist_names[] = { "uniform", "normal", "wide", "captured" };
 /* The check phase's trials, in order (the "start" event announces them). */
 static const int check_dists[] = { D_UNIFORM, D_NORMAL, D_WIDE, D_UNIFORM };
 
@@ -398,6 +403,7 @@ struct BufSpec {
 	bool ranged;
 	double lo, hi;
 	double rtol, atol;
+	std::string data;   /* a file with captured inputs (a capture's data object), or "" */
 	size_t bytes() const { return count * elem_size; }
 	size_t nlanes() const { return count * (size_t)lanes; }
 };
@@ -468,6 +474,20 @@ struct Case {
 				b.lo = std::min(lo, hi);
 				b.hi = std::max(lo, hi);
 			}
+	}
+	/* data(name, file): the buffer's inputs as a program launched it (doc/capture.md). */
+	void data(const char *name, const char *file)
+	{
+		for (BufSpec &b : bufs)
+			if (b.name == name)
+				b.data = file;
+	}
+	bool has_data() const
+	{
+		for (const BufSpec &b : bufs)
+			if (!b.data.empty())
+				return true;
+		return false;
 	}
 	/* tolerance([name:] rtol, atol); name NULL: every output. Negative: keep. */
 	void tolerance(const char *name, double rtol, double atol)
@@ -994,6 +1014,7 @@ private:
 	void free_set(std::vector<DevBuf> &set);
 	void layout(const Case &c, std::vector<DevBuf> &set, int misalign);
 	void generate(const BufSpec &b, int dist, uint64_t seed, unsigned char *dev, std::vector<unsigned char> *host);
+	bool load(int ci, const BufSpec &b, unsigned char *dev, std::vector<unsigned char> *host);
 	bool run_one(int ci, const Trial &t, int v, std::vector<DevBuf> &set,
 		     const std::vector<unsigned char *> &pristine,
 		     std::vector<std::vector<unsigned char> > &out);
@@ -1147,6 +1168,34 @@ void Program::generate(const BufSpec &b, int dist, uint64_t seed, unsigned char 
 		RT_CUDA(cudaMemcpyAsync(host->data(), dev, b.bytes(), cudaMemcpyDeviceToHost, stream_));
 	}
 	RT_CUDA(cudaStreamSynchronize(stream_));
+}
+
+/*
+ * A buffer's captured inputs into dev (and *host): true when the file holds
+ * exactly the buffer's bytes.  A "data" event says what was used.
+ */
+bool Program::load(int ci, const BufSpec &b, unsigned char *dev, std::vector<unsigned char> *host)
+{
+	if (b.data.empty() || !b.bytes())
+		return false;
+	std::vector<unsigned char> h;
+	FILE *f = fopen(b.data.c_str(), "rb");
+	bool ok = false;
+	if (f) {
+		h.resize(b.bytes());
+		ok = fread(h.data(), 1, h.size(), f) == h.size() && fgetc(f) == EOF;
+		fclose(f);
+	}
+	Line l("data");
+	l.integer("case", ci).str("buffer", b.name).boolean("loaded", ok).num("bytes", (double)b.bytes());
+	l.emit();
+	if (!ok)
+		return false;
+	RT_CUDA(cudaMemcpyAsync(dev, h.data(), h.size(), cudaMemcpyHostToDevice, stream_));
+	RT_CUDA(cudaStreamSynchronize(stream_));  /* on our stream (see stream_), and h is ours */
+	if (host)
+		host->swap(h);
+	return true;
 }
 
 /*
@@ -1332,6 +1381,13 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 	for (size_t b = 0; b < nb; b++) {
 		const BufSpec &bs = c.bufs[b];
 		uint64_t s = mix3(t.seed, b, ci);
+		if (t.dist == D_CAPTURED) {
+			if (!load(ci, bs, P[b], &init[b]))
+				generate(bs, D_UNIFORM, s, P[b], bs.output ? &init[b] : nullptr);
+			else if (!bs.output)
+				init[b].clear();
+			continue;
+		}
 		if (bs.output && t.poison && !read_[ci][b]) {
 			poison(init[b], bs);
 			if (bs.bytes()) {
@@ -1606,6 +1662,11 @@ void Program::run_phase(int ph)
 			int n = sanitize_ ? 2 : 4;
 			for (int k = 0; k < n; k++) {
 				Trial t = { check_dists[k], k % 2 == 1, 0, mix3(cs, (uint64_t)k, 1), PH_CHECK, k };
+				trial(ci, t, A, B, P);
+			}
+			/* And the inputs a program really launched it with, when they were captured. */
+			if (!sanitize_ && c.has_data()) {
+				Trial t = { D_CAPTURED, false, 0, mix3(cs, (uint64_t)n, 1), PH_CHECK, n };
 				trial(ci, t, A, B, P);
 			}
 		} else if (ph == PH_TIMING) {
@@ -2017,6 +2078,11 @@ int Program::main(int argc, char **argv)
 		std::string dists;
 		for (int d : check_dists)
 			dists += std::string(dists.empty() ? "" : ",") + dist_names[d];
+		for (const Case &c : cases_)
+			if (c.has_data() && !sanitize_) {
+				dists += std::string(",") + dist_names[D_CAPTURED];
+				break;
+			}
 		l.integer("versions", nversions_).integer("cases", (long long)cases_.size())
 			.boolean("sanitize", sanitize_).integer("seed", (long long)(seed_ & 0x7fffffffffffffffULL))
 			.str("distributions", dists);

@@ -882,6 +882,11 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 				free(c->res->tolerances[ci]);
 				c->res->tolerances[ci] = xstrdup(astra_json_get_str(e, "tolerances"));
 			}
+		} else if (!strcmp(ev, "data")) {
+			if (astra_json_get_bool(e, "loaded", 0))
+				c->res->captured_loaded++;
+			else
+				c->res->captured_missing++;
 		} else if (!strcmp(ev, "dim")) {
 			/* Every run announces them: keep one value per name. */
 			long ci = (long)astra_json_get_num(e, "case", -1);
