@@ -984,6 +984,13 @@ private:
 	double watchdog_ = 5.0;
 	uint64_t seed_ = 0x5eedULL;
 	double target_ms_ = 25.0;
+	/*
+	 * Every copy, memset and launch goes on this stream, which is
+	 * non-blocking: it does not wait for the legacy default stream, where
+	 * cudaMemcpy and cudaMemset put their work and return before a
+	 * device-to-device copy (or a host-to-device one's DMA, or a memset)
+	 * is done.  Work there would race with the kernels here.
+	 */
 	cudaStream_t stream_ = nullptr;
 	unsigned long long *dflag_ = nullptr;   /* device scratch for checks */
 	unsigned char *flush_ = nullptr;
@@ -1150,7 +1157,8 @@ void Program::generate(const BufSpec &b, int dist, uint64_t seed, unsigned char 
 		std::vector<unsigned char> tmp;
 		std::vector<unsigned char> &h = host ? *host : tmp;
 		fill(h, b, dist, seed);
-		RT_CUDA(cudaMemcpy(dev, h.data(), h.size(), cudaMemcpyHostToDevice));
+		RT_CUDA(cudaMemcpyAsync(dev, h.data(), h.size(), cudaMemcpyHostToDevice, stream_));
+		RT_CUDA(cudaStreamSynchronize(stream_));
 		return;
 	}
 	b.ops.dfill(dev, b.nlanes(), dist, b.ops.kind, b.lo, b.hi, seed, stream_);
@@ -1183,7 +1191,8 @@ bool Program::load(int ci, const BufSpec &b, unsigned char *dev, std::vector<uns
 	l.emit();
 	if (!ok)
 		return false;
-	RT_CUDA(cudaMemcpy(dev, h.data(), h.size(), cudaMemcpyHostToDevice));
+	RT_CUDA(cudaMemcpyAsync(dev, h.data(), h.size(), cudaMemcpyHostToDevice, stream_));
+	RT_CUDA(cudaStreamSynchronize(stream_));  /* on our stream (see stream_), and h is ours */
 	if (host)
 		host->swap(h);
 	return true;
@@ -1381,8 +1390,11 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 		}
 		if (bs.output && t.poison && !read_[ci][b]) {
 			poison(init[b], bs);
-			if (bs.bytes())
-				RT_CUDA(cudaMemcpy(P[b], init[b].data(), bs.bytes(), cudaMemcpyHostToDevice));
+			if (bs.bytes()) {
+				RT_CUDA(cudaMemcpyAsync(P[b], init[b].data(), bs.bytes(), cudaMemcpyHostToDevice,
+							stream_));
+				RT_CUDA(cudaStreamSynchronize(stream_));
+			}
 		} else {
 			/* Inputs stay on the device (run_one checks them there). */
 			generate(bs, t.dist, s, P[b], bs.output ? &init[b] : nullptr);
@@ -1524,11 +1536,14 @@ void Program::timing(int ci, std::vector<DevBuf> &A, std::vector<unsigned char *
 	size_t nv = vers.size(), nb = c.bufs.size();
 	std::vector<void *> ptrs(nb);
 	layout(c, A, 0);
+	/* On our stream (see stream_): a gather must not read an index buffer
+	 * before its values are there (bench/wild/embedding_gather.cu did). */
 	for (size_t b = 0; b < nb; b++) {
 		if (A[b].bytes)
-			RT_CUDA(cudaMemcpy(A[b].data(), P[b], A[b].bytes, cudaMemcpyDeviceToDevice));
+			RT_CUDA(cudaMemcpyAsync(A[b].data(), P[b], A[b].bytes, cudaMemcpyDeviceToDevice, stream_));
 		ptrs[b] = A[b].data();
 	}
+	RT_CUDA(cudaStreamSynchronize(stream_));
 	cudaEvent_t e0, e1;
 	RT_CUDA(cudaEventCreate(&e0));
 	RT_CUDA(cudaEventCreate(&e1));
@@ -1752,7 +1767,7 @@ int Program::ceilings()
 	RT_CUDA(cudaMalloc(&a, bytes));
 	RT_CUDA(cudaMalloc(&b, bytes));
 	RT_CUDA(cudaMalloc(&o, sizeof(float)));
-	RT_CUDA(cudaMemset(a, 1, bytes));
+	RT_CUDA(cudaMemsetAsync(a, 1, bytes, stream_));
 	cudaEvent_t e0, e1;
 	RT_CUDA(cudaEventCreate(&e0));
 	RT_CUDA(cudaEventCreate(&e1));
