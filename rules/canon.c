@@ -834,17 +834,47 @@ static int pass_index(struct cn *C)
 		struct astra_stmt *s = body->kids[i];
 		struct astra_decl *d = NULL;
 		char *v, *ty, *val;
-		size_t j, op;
+		size_t j, op, first = i + 1;
 		int folded = 0;
-		if (s->kind != STMT_DECL || astra_syn_decls(syn, s->a0, s->a1, &d) != 1 || d[0].init1 <= d[0].init0 ||
-		    d[0].is_array || d[0].ptr1 > d[0].ptr0 || !astra_facts_mentions_grid(&f, d[0].init0, d[0].init1, 0)) {
+		if (s->kind != STMT_DECL || astra_syn_decls(syn, s->a0, s->a1, &d) != 1 || d[0].is_array ||
+		    d[0].ptr1 > d[0].ptr0) {
 			free(d);
 			continue;
 		}
 		v = astra_syn_tokstr(syn, d[0].name);
 		ty = astra_syn_text(syn, d[0].ty0, d[0].ty1);
-		val = astra_syn_text(syn, d[0].init0, d[0].init1);
-		for (j = i + 1; j < body->nr_kids; j++) {
+		if (d[0].init1 > d[0].init0) {
+			val = astra_syn_text(syn, d[0].init0, d[0].init1);
+		} else {
+			/*
+			 * `int i; i = blockDim.x * blockIdx.x; ...`: the declaration
+			 * without a value takes its first assignment's (declarations
+			 * that do not use i may stand between).
+			 */
+			struct astra_stmt *a = NULL;
+			val = NULL;
+			for (; first < body->nr_kids; first++) {
+				a = body->kids[first];
+				if (a->kind != STMT_DECL || astra_syn_mentions(syn, a->t0, a->t1, v))
+					break;
+			}
+			if (first < body->nr_kids && (op = assigns_var(syn, a, v)) != NONE && astra_syn_is(syn, op, "=") &&
+			    pure_tokens(syn, op + 1, a->a1) && !astra_syn_mentions(syn, op + 1, a->a1, v) &&
+			    astra_facts_mentions_grid(&f, op + 1, a->a1, 0)) {
+				val = astra_syn_text(syn, op + 1, a->a1);
+				astra_edit_delete(rk->text, astra_syn_off(syn, a->t0), astra_syn_end(syn, a->t1 - 1), &e);
+				first++;
+				folded = 1;
+			}
+		}
+		if (!val || (d[0].init1 > d[0].init0 && !astra_facts_mentions_grid(&f, d[0].init0, d[0].init1, 0))) {
+			free(v);
+			free(ty);
+			free(val);
+			free(d);
+			continue;
+		}
+		for (j = first; j < body->nr_kids; j++) {
 			struct astra_stmt *a = body->kids[j];
 			char *rhs, *bare_ty;
 			if ((op = assigns_var(syn, a, v)) == NONE) {
@@ -874,8 +904,11 @@ static int pass_index(struct cn *C)
 			astra_edit_delete(rk->text, astra_syn_off(syn, a->t0), astra_syn_end(syn, a->t1 - 1), &e);
 			folded = 1;
 		}
-		if (folded)
+		if (folded && d[0].init1 > d[0].init0)
 			astra_syn_edit(&e, astra_syn_off(syn, d[0].init0), astra_syn_end(syn, d[0].init1 - 1), val);
+		else if (folded)
+			astra_syn_edit_owned(&e, astra_syn_end(syn, d[0].name), astra_syn_end(syn, d[0].name),
+					      xasprintf(" = %s", val));
 		free(v);
 		free(ty);
 		free(val);
