@@ -1245,6 +1245,30 @@ static int pass_stride(struct cn *C)
 		free(v);
 		free(d);
 	}
+	/*
+	 * blockIdx.x * B (or B * blockIdx.x) with B the launch's literal block
+	 * size (BLOCK_SIZE once expanded): blockDim.x is B in every launch, and
+	 * both operands are unsigned either way.
+	 */
+	for (i = syn->body->t0; i + 4 < syn->body->t1; i++) {
+		size_t lit = NONE;
+		if (astra_syn_is(syn, i, "blockIdx") && astra_syn_is(syn, i + 1, ".") && astra_syn_is(syn, i + 2, "x") &&
+		    astra_syn_is(syn, i + 3, "*") && syn->toks[i + 4].kind == SYN_NUMBER)
+			lit = i + 4;
+		else if (syn->toks[i].kind == SYN_NUMBER && astra_syn_is(syn, i + 1, "*") &&
+			 astra_syn_is(syn, i + 2, "blockIdx") && astra_syn_is(syn, i + 3, ".") &&
+			 astra_syn_is(syn, i + 4, "x") && (i == syn->body->t0 || !is_member(syn, i)))
+			lit = i;
+		if (lit != NONE) {
+			char *txt = astra_syn_tokstr(syn, lit), *end;
+			long val = strtol(txt, &end, 0);
+			while (*end == 'u' || *end == 'U')
+				end++;
+			if (!*end && val == blk)
+				astra_syn_edit(&e, astra_syn_off(syn, lit), astra_syn_end(syn, lit), "blockDim.x");
+			free(txt);
+		}
+	}
 	astra_facts_release(&f);
 	return apply_edits(C, &e, DID_STRIDE);
 }
@@ -1417,7 +1441,7 @@ int astra_canon(struct astra_rk *rk, struct astra_buf *notes)
 		{ DID_MACRO, "macros expanded" }, { DID_CONST, "constants replaced by their values" },
 		{ DID_INLINE, "__device__ functions inlined" }, { DID_INDEX, "an index set in several statements made one" },
 		{ DID_GUARD, "the bounds check made an early return" }, { DID_WHILE, "while loops made for loops" },
-		{ DID_STRIDE, "the block size's value as a stride made blockDim.x" },
+		{ DID_STRIDE, "the block size's value as a stride or a block's offset made blockDim.x" },
 		{ DID_MINMAX, "maxima and minima written with if or ?: made fmaxf/fminf/max/min" },
 		{ DID_ELSE, "an early return in an if made an else" },
 	};
