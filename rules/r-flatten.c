@@ -193,5 +193,7 @@ const struct astra_rule astra_rule_flatten = {
 	.summary = "element-wise kernel over a 2-D grid (x the column, y the row) -> a 1-D grid over rows * cols",
 	.flags = RULE_GEOMETRY,
 	.stage = 10,
+	/* a 2-D transpose is transpose-tile's: flattened, it is an alternative */
+	.excludes = "transpose-tile",
 	.apply = apply,
 };
