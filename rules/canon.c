@@ -33,6 +33,7 @@ struct cn {
 enum {
 	DID_MACRO = 1 << 0, DID_CONST = 1 << 1, DID_INLINE = 1 << 2, DID_INDEX = 1 << 3, DID_GUARD = 1 << 4,
 	DID_WHILE = 1 << 5, DID_STRIDE = 1 << 6, DID_MINMAX = 1 << 7, DID_ELSE = 1 << 8,
+	DID_STAGE = 1 << 9,
 };
 
 /* ------------------------------------------------------------ utilities */
@@ -1273,6 +1274,169 @@ static int pass_stride(struct cn *C)
 	return apply_edits(C, &e, DID_STRIDE);
 }
 
+/* ------------------------------------------------------------ staged copies */
+
+/*
+ * `extern __shared__ T xs[]; ... for (k = threadIdx.x; k < K; k +=
+ * blockDim.x) xs[k] = P[k]; __syncthreads();` at the top level, with P a
+ * parameter pointing to const and xs written nowhere else, makes every
+ * xs[j] with 0 <= j < K equal to P[j] (converted to T) for the rest of
+ * the kernel; outside [0, K) xs holds nothing defined.  So the reads
+ * become reads of P, and the staging, its barrier and the array go: the
+ * kernel is what it computes (a thread-per-row GEMV), and a dynamic array
+ * leaves the launch with shmem=0 (a variant carries its launch).
+ */
+static int pass_stage(struct cn *C)
+{
+	struct astra_rk *rk = C->rk;
+	struct astra_facts f;
+	struct astra_syn *syn;
+	struct astra_stmt *body;
+	struct astra_syn_edits e = { NULL, 0, 0 };
+	size_t i, t, si = NONE, li = NONE;
+	const struct astra_local *xs = NULL;
+	const struct astra_param *src = NULL;
+	char *ty = NULL, *pty = NULL, *k = NULL;
+	int is_extern = 0, n = 0;
+	if (astra_facts_build(&f, rk) < 0)
+		return 0;
+	syn = &rk->syn;
+	body = syn->body;
+	for (i = 0; i + 2 < body->nr_kids && li == NONE; i++) {
+		struct astra_stmt *s = body->kids[i], *w;
+		struct astra_decl *d = NULL;
+		const struct astra_local *l;
+		size_t a;
+		if (s->kind != STMT_FOR || astra_syn_decls(syn, s->a0, s->a1, &d) != 1 || d[0].init1 <= d[0].init0 ||
+		    astra_facts_tix(&f, astra_syn_expr(syn, d[0].init0, d[0].init1)) != TIX_TID) {
+			free(d);
+			continue;
+		}
+		free(k);
+		k = astra_syn_tokstr(syn, d[0].name);
+		free(d);
+		w = s->kids[0];
+		if (w->kind == STMT_BLOCK && w->nr_kids == 1)
+			w = w->kids[0];
+		a = w->t0;
+		/* k < K; k += blockDim.x; body xs[k] = P[k]; */
+		if (s->b1 < s->b0 + 3 || !astra_syn_is(syn, s->b0, k) || !astra_syn_is(syn, s->b0 + 1, "<") ||
+		    s->c1 != s->c0 + 5 || !astra_syn_is(syn, s->c0, k) || !astra_syn_is(syn, s->c0 + 1, "+=") ||
+		    !astra_syn_is(syn, s->c0 + 2, "blockDim") || !astra_syn_is(syn, s->c0 + 4, "x") ||
+		    w->kind != STMT_EXPR || w->t1 != a + 10 || !astra_syn_is(syn, a + 1, "[") ||
+		    !astra_syn_is(syn, a + 2, k) || !astra_syn_is(syn, a + 3, "]") || !astra_syn_is(syn, a + 4, "=") ||
+		    !astra_syn_is(syn, a + 6, "[") || !astra_syn_is(syn, a + 7, k) || !astra_syn_is(syn, a + 8, "]"))
+			continue;
+		l = astra_facts_local_tok(&f, a);
+		src = astra_rk_param(rk, syn->text + syn->toks[a + 5].off, syn->toks[a + 5].len);
+		if (!l || !l->is_shared || !l->d.is_array || !src || !src->is_pointer || !src->is_const)
+			continue;
+		/* the barrier right after */
+		if (body->kids[i + 1]->kind != STMT_EXPR || !astra_syn_is(syn, body->kids[i + 1]->t0, "__syncthreads"))
+			continue;
+		xs = l;
+		li = i;
+	}
+	if (li == NONE)
+		goto out;
+	/* xs is read only as xs[...] elsewhere; its declaration is a top-level statement of its own */
+	for (i = 0; i < body->nr_kids; i++)
+		if (body->kids[i] == xs->stmt)
+			si = i;
+	if (si == NONE || si > li || xs->nr_decls != 1)
+		goto out;
+	is_extern = astra_syn_mentions(syn, xs->stmt->t0, xs->stmt->t1, "extern");
+	for (t = body->t0; t < body->t1; t++) {
+		size_t close;
+		int depth = 0;
+		if (!astra_syn_is(syn, t, xs->name) || is_member(syn, t) ||
+		    (t >= xs->stmt->t0 && t < xs->stmt->t1) ||
+		    (t >= body->kids[li]->t0 && t < body->kids[li]->t1))
+			continue;
+		if (!astra_syn_is(syn, t + 1, "["))
+			goto out;
+		for (close = t + 1; close < body->t1; close++) {
+			if (astra_syn_is(syn, close, "[") || astra_syn_is(syn, close, "("))
+				depth++;
+			else if (astra_syn_is(syn, close, "]") || astra_syn_is(syn, close, ")"))
+				if (--depth == 0)
+					break;
+		}
+		/* a read: not assigned, incremented or addressed */
+		if (close >= body->t1 || astra_syn_is(syn, t - 1, "&") || astra_syn_is(syn, t - 1, "++") ||
+		    astra_syn_is(syn, t - 1, "--") || astra_syn_is(syn, close + 1, "++") ||
+		    astra_syn_is(syn, close + 1, "--") ||
+		    (syn->toks[close + 1].kind == SYN_PUNCT && syn->toks[close + 1].len >= 1 &&
+		     syn->text[syn->toks[close + 1].off + syn->toks[close + 1].len - 1] == '=' &&
+		     !astra_syn_is(syn, close + 1, "==") && !astra_syn_is(syn, close + 1, "<=") &&
+		     !astra_syn_is(syn, close + 1, ">=") && !astra_syn_is(syn, close + 1, "!=")))
+			goto out;
+		n++;
+	}
+	{
+		/* the element type without extern, __shared__, static, volatile, __align__(...) */
+		struct astra_buf b = ASTRA_BUF_INIT;
+		for (t = xs->d.ty0; t < xs->d.ty1; t++) {
+			if (astra_syn_is(syn, t, "__align__") || astra_syn_is(syn, t, "alignas")) {
+				int depth = 0;
+				for (t++; t < xs->d.ty1; t++)
+					if (astra_syn_is(syn, t, "("))
+						depth++;
+					else if (astra_syn_is(syn, t, ")") && --depth == 0)
+						break;
+				continue;
+			}
+			if (astra_syn_is(syn, t, "extern") || astra_syn_is(syn, t, "__shared__") ||
+			    astra_syn_is(syn, t, "static") || astra_syn_is(syn, t, "volatile"))
+				continue;
+			astra_buf_addf(&b, "%s%.*s", b.len ? " " : "", (int)syn->toks[t].len,
+				       syn->text + syn->toks[t].off);
+		}
+		ty = astra_buf_detach(&b, NULL);
+	}
+	pty = astra_type_bare(src->type);
+	{
+		char *bt = astra_type_bare(ty);
+		int same = !strcmp(bt, src->elem_type ? src->elem_type : "");
+		for (t = body->t0; t < body->t1; t++)
+			if (astra_syn_is(syn, t, xs->name) && !is_member(syn, t) &&
+			    !(t >= xs->stmt->t0 && t < xs->stmt->t1) &&
+			    !(t >= body->kids[li]->t0 && t < body->kids[li]->t1)) {
+				if (same) {
+					astra_syn_edit(&e, astra_syn_off(syn, t), astra_syn_end(syn, t), src->name);
+				} else {
+					/* ((T)P[...]) */
+					size_t close, depth = 0;
+					for (close = t + 1; close < body->t1; close++) {
+						if (astra_syn_is(syn, close, "[") || astra_syn_is(syn, close, "("))
+							depth++;
+						else if ((astra_syn_is(syn, close, "]") || astra_syn_is(syn, close, ")")) &&
+							 --depth == 0)
+							break;
+					}
+					astra_syn_edit_owned(&e, astra_syn_off(syn, t), astra_syn_end(syn, t),
+							      xasprintf("((%s)%s", bt, src->name));
+					astra_syn_edit(&e, astra_syn_end(syn, close), astra_syn_end(syn, close), ")");
+				}
+			}
+		free(bt);
+	}
+	astra_edit_delete(rk->text, astra_syn_off(syn, xs->stmt->t0), astra_syn_end(syn, xs->stmt->t1 - 1), &e);
+	astra_edit_delete(rk->text, astra_syn_off(syn, body->kids[li]->t0), astra_syn_end(syn, body->kids[li]->t1 - 1),
+			  &e);
+	astra_edit_delete(rk->text, astra_syn_off(syn, body->kids[li + 1]->t0),
+			  astra_syn_end(syn, body->kids[li + 1]->t1 - 1), &e);
+	if (is_extern && rk->shmem)
+		astra_rk_set_launch(rk, NULL, NULL, "0");
+out:
+	free(k);
+	free(ty);
+	free(pty);
+	astra_facts_release(&f);
+	(void)n;
+	return apply_edits(C, &e, DID_STAGE);
+}
+
 /* ------------------------------------------------------------ maxima and minima */
 
 /* The text of e with outer parentheses removed. */
@@ -1444,6 +1608,7 @@ int astra_canon(struct astra_rk *rk, struct astra_buf *notes)
 		{ DID_STRIDE, "the block size's value as a stride or a block's offset made blockDim.x" },
 		{ DID_MINMAX, "maxima and minima written with if or ?: made fmaxf/fminf/max/min" },
 		{ DID_ELSE, "an early return in an if made an else" },
+		{ DID_STAGE, "a shared-memory copy of an input read from the input" },
 	};
 	struct cn C;
 	size_t i;
@@ -1451,7 +1616,7 @@ int astra_canon(struct astra_rk *rk, struct astra_buf *notes)
 	C.rk = rk;
 	C.notes = notes;
 	if (pass_macros(&C) < 0 || pass_consts(&C) < 0 || pass_inline(&C) < 0 || pass_macros(&C) < 0 ||
-	    pass_consts(&C) < 0 || pass_index(&C) < 0 ||
+	    pass_consts(&C) < 0 || pass_stage(&C) < 0 || pass_index(&C) < 0 ||
 	    pass_guard(&C) < 0 || pass_else(&C) < 0 || pass_while(&C) < 0 || pass_stride(&C) < 0 ||
 	    pass_minmax(&C) < 0)
 		return -1;
