@@ -33,7 +33,7 @@ struct cn {
 enum {
 	DID_MACRO = 1 << 0, DID_CONST = 1 << 1, DID_INLINE = 1 << 2, DID_INDEX = 1 << 3, DID_GUARD = 1 << 4,
 	DID_WHILE = 1 << 5, DID_STRIDE = 1 << 6, DID_MINMAX = 1 << 7, DID_ELSE = 1 << 8,
-	DID_STAGE = 1 << 9,
+	DID_STAGE = 1 << 9, DID_BLOCK2D = 1 << 10,
 };
 
 /* ------------------------------------------------------------ utilities */
@@ -1274,6 +1274,96 @@ static int pass_stride(struct cn *C)
 	return apply_edits(C, &e, DID_STRIDE);
 }
 
+/* ------------------------------------------------------------ 2-D blocks of a 1-D grid */
+
+/* block=dim3(X, Y) or dim3(X, Y, 1) with literals: 0 and X, Y; else -1. */
+static int block_2d(const char *b, long *x, long *y)
+{
+	char *end;
+	const char *p = b;
+	long z = 1;
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, "dim3", 4))
+		return -1;
+	p += 4;
+	while (*p == ' ')
+		p++;
+	if (*p++ != '(')
+		return -1;
+	*x = strtol(p, &end, 0);
+	p = end + strspn(end, " ");
+	if (*p++ != ',')
+		return -1;
+	*y = strtol(p, &end, 0);
+	p = end + strspn(end, " ");
+	if (*p == ',') {
+		z = strtol(p + 1, &end, 0);
+		p = end + strspn(end, " ");
+	}
+	if (*p++ != ')' || p[strspn(p, " ")] || *x <= 0 || *y <= 1 || z != 1 || *x * *y > 1024)
+		return -1;
+	return 0;
+}
+
+/*
+ * A 2-D block of a 1-D grid (block=dim3(32, 8), threadIdx.y the row of a
+ * block of rows, threadIdx.x the lane; no blockIdx.y) is a 1-D block of
+ * X * Y threads in which thread t is (t % X, t / X): the same linear
+ * index, so the same warps, barriers and shared memory.  threadIdx.x
+ * becomes (threadIdx.x % X), threadIdx.y (threadIdx.x / X), blockDim.x X
+ * and blockDim.y Y, and the launch's block X * Y: the warp-per-row and
+ * block-per-row shapes the rules read (lane loops, warp indices).
+ */
+static int pass_block2d(struct cn *C)
+{
+	struct astra_rk *rk = C->rk;
+	struct astra_facts f;
+	struct astra_syn *syn;
+	struct astra_syn_edits e = { NULL, 0, 0 };
+	long bx, by;
+	size_t t;
+	int used_y = 0;
+	if (!rk->block || block_2d(rk->block, &bx, &by) < 0 || astra_facts_build(&f, rk) < 0)
+		return 0;
+	syn = &rk->syn;
+	for (t = syn->body->t0; t + 2 < syn->body->t1; t++) {
+		const char *repl = NULL;
+		char *own = NULL;
+		if (!astra_syn_is(syn, t + 1, ".") || is_member(syn, t))
+			continue;
+		if (astra_syn_is(syn, t, "blockIdx") && !astra_syn_is(syn, t + 2, "x"))
+			goto out;
+		if ((astra_syn_is(syn, t, "threadIdx") || astra_syn_is(syn, t, "blockDim")) && astra_syn_is(syn, t + 2, "z"))
+			goto out;
+		if (astra_syn_is(syn, t, "threadIdx") && astra_syn_is(syn, t + 2, "x"))
+			repl = own = xasprintf("(threadIdx.x %% %ld)", bx);
+		else if (astra_syn_is(syn, t, "threadIdx") && astra_syn_is(syn, t + 2, "y"))
+			repl = own = xasprintf("(threadIdx.x / %ld)", bx), used_y = 1;
+		else if (astra_syn_is(syn, t, "blockDim") && astra_syn_is(syn, t + 2, "x"))
+			repl = own = xasprintf("%ld", bx);
+		else if (astra_syn_is(syn, t, "blockDim") && astra_syn_is(syn, t + 2, "y"))
+			repl = own = xasprintf("%ld", by), used_y = 1;
+		if (repl)
+			astra_syn_edit_owned(&e, astra_syn_off(syn, t), astra_syn_end(syn, t + 2), own);
+	}
+	if (!used_y)
+		goto out;
+	astra_facts_release(&f);
+	{
+		char *blk = xasprintf("%ld", bx * by);
+		int n = apply_edits(C, &e, DID_BLOCK2D);
+		if (n > 0)
+			astra_rk_set_launch(rk, NULL, blk, NULL);
+		free(blk);
+		return n;
+	}
+out:
+	astra_syn_edits_release(&e);
+	astra_facts_release(&f);
+	return 0;
+}
+
 /* ------------------------------------------------------------ staged copies */
 
 /*
@@ -1609,6 +1699,7 @@ int astra_canon(struct astra_rk *rk, struct astra_buf *notes)
 		{ DID_MINMAX, "maxima and minima written with if or ?: made fmaxf/fminf/max/min" },
 		{ DID_ELSE, "an early return in an if made an else" },
 		{ DID_STAGE, "a shared-memory copy of an input read from the input" },
+		{ DID_BLOCK2D, "a 2-D block of a 1-D grid made a 1-D block" },
 	};
 	struct cn C;
 	size_t i;
@@ -1616,7 +1707,7 @@ int astra_canon(struct astra_rk *rk, struct astra_buf *notes)
 	C.rk = rk;
 	C.notes = notes;
 	if (pass_macros(&C) < 0 || pass_consts(&C) < 0 || pass_inline(&C) < 0 || pass_macros(&C) < 0 ||
-	    pass_consts(&C) < 0 || pass_stage(&C) < 0 || pass_index(&C) < 0 ||
+	    pass_consts(&C) < 0 || pass_stage(&C) < 0 || pass_block2d(&C) < 0 || pass_index(&C) < 0 ||
 	    pass_guard(&C) < 0 || pass_else(&C) < 0 || pass_while(&C) < 0 || pass_stride(&C) < 0 ||
 	    pass_minmax(&C) < 0)
 		return -1;

@@ -185,6 +185,15 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 				    "blocks: its grid depends on the block size");
 		goto out;
 	}
+	/* blockIdx.x * 8 (eight rows a block): the grid counts blocks of so many */
+	for (t = rk->syn.body->t0; t + 3 < rk->syn.body->t1; t++)
+		if (astra_syn_is(&rk->syn, t, "blockIdx") && astra_syn_is(&rk->syn, t + 1, ".") &&
+		    astra_syn_is(&rk->syn, t + 2, "x") &&
+		    (astra_syn_is(&rk->syn, t + 3, "*") || (t > rk->syn.body->t0 && astra_syn_is(&rk->syn, t - 1, "*")))) {
+			astra_buf_adds(why, "the kernel multiplies blockIdx.x (so many rows or elements a block): its grid "
+					    "depends on the block size");
+			goto out;
+		}
 	if (!isdigit((unsigned char)rk->block[strspn(rk->block, " \t")])) {
 		/* block=BLOCK_SIZE, a macro: the kernel or its grid may name it too */
 		char *name = xstrndup(rk->block + strspn(rk->block, " \t"),
