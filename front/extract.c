@@ -1497,6 +1497,67 @@ static void fill_env(struct astra_kernel *k, struct file *f, int own_file)
 	}
 }
 
+/* Does the identifier name occur as a whole word in text [from, to)? */
+static int mentions_word(const char *text, size_t from, size_t to, const char *name)
+{
+	size_t n = strlen(name), i;
+	for (i = from; i + n <= to; i++)
+		if (!memcmp(text + i, name, n) && (i == from || !is_ident_char((unsigned char)text[i - 1])) &&
+		    (i + n == to || !is_ident_char((unsigned char)text[i + n])))
+			return 1;
+	return 0;
+}
+
+/*
+ * The build's own object-like macros (-DBLOCK_SIZE=128) that kernel k or
+ * its pragma names and the file does not define where the kernel is: in
+ * k->env as the file's own are, so that the rules read `blockIdx.x *
+ * BLOCK_SIZE` as the compiler does.  A later -U of the name drops it;
+ * `-DNAME` alone is 1, as for the compiler.
+ */
+static void add_cmdline_macros(struct astra_kernel *k, const char *text, const struct astra_cmdline *cl)
+{
+	size_t i, j;
+	for (i = 0; cl && i + 1 < cl->preproc_flags.nr; i++) {
+		const char *o = cl->preproc_flags.v[i], *v = cl->preproc_flags.v[++i];
+		if (strcmp(o, "-D"))
+			continue;
+		while (*v) {
+			size_t n = strcspn(v, ","), nl = strcspn(v, "=(,");
+			char *name = xstrndup(v, nl);
+			int undone = v[nl] == '(' || !nl || env_has(&k->env, name) ||
+				     !(mentions_word(text, k->start, k->end, name) ||
+				       (k->pragma_end > k->pragma_start &&
+					mentions_word(text, k->pragma_start, k->pragma_end, name)));
+			for (j = i + 1; !undone && j + 1 < cl->preproc_flags.nr; j += 2)
+				undone = !strcmp(cl->preproc_flags.v[j], "-U") &&
+					 !strcmp(cl->preproc_flags.v[j + 1], name);
+			if (!undone) {
+				struct astra_macro m;
+				memset(&m, 0, sizeof(m));
+				m.name = name;
+				m.body = v[nl] == '=' ? xstrndup(v + nl + 1, n - nl - 1) : xstrdup("1");
+				name = NULL;
+				k->env.macros = xrealloc(k->env.macros, (k->env.nr_macros + 1) * sizeof(*k->env.macros));
+				k->env.macros[k->env.nr_macros++] = m;
+				if (m.body[0] && !astra_env_alias(&k->env, m.name, strlen(m.name)) &&
+				    astra_type_is_type(&k->env, m.body)) {
+					k->env.aliases = xrealloc(k->env.aliases,
+								  (k->env.nr_aliases + 1) * sizeof(*k->env.aliases));
+					k->env.aliases[k->env.nr_aliases].name = xstrdup(m.name);
+					k->env.aliases[k->env.nr_aliases].type = xstrdup(m.body);
+					k->env.aliases[k->env.nr_aliases].how = ASTRA_ALIAS_MACRO;
+					k->env.nr_aliases++;
+				}
+			}
+			free(name);
+			v += n;
+			if (*v == ',')
+				v++;
+		}
+	}
+}
+
 /* The default argument of a template parameter with extent [s, e), or NULL. */
 static char *template_default(const struct file *f, size_t s, size_t e)
 {
@@ -2030,6 +2091,7 @@ int astra_extract_text(struct astra_tu *tu, const char *path, const char *text, 
 	collect_kernels(tu, &mainf, NULL);
 	for (i = 0; i < tu->nr_kernels; i++) {
 		struct astra_kernel *k = &tu->kernels[i];
+		add_cmdline_macros(k, tu->text, cl);
 		k->nr_headers = tu->includes.nr;
 		k->headers = xcalloc(k->nr_headers ? k->nr_headers : 1, sizeof(size_t));
 		for (j = 0; j < k->nr_headers; j++)

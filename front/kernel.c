@@ -186,5 +186,9 @@ int astra_kernel_host_name(const struct astra_kernel *k, const char *name, size_
 			return 0;
 		return 1;
 	}
-	return 0;
+	/* the build's own -DNAME=VALUE (front/extract.c): the host sees it too */
+	{
+		const struct astra_macro *m = astra_env_macro(&k->env, name, len);
+		return m && !m->function_like;
+	}
 }

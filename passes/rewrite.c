@@ -672,10 +672,10 @@ static void add_pending(struct astra_buf *b, const char *pname, const char *gnam
 		       "};\n"
 		       "namespace %s {\n"
 		       "template <typename __astra_A, typename __astra_B>\n"
-		       "inline auto min(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_a : __astra_b)\n"
+		       "inline auto min(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_A() : __astra_B())\n"
 		       "{\n\treturn __astra_b < __astra_a ? __astra_b : __astra_a;\n}\n"
 		       "template <typename __astra_A, typename __astra_B>\n"
-		       "inline auto max(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_a : __astra_b)\n"
+		       "inline auto max(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_A() : __astra_B())\n"
 		       "{\n\treturn __astra_a < __astra_b ? __astra_b : __astra_a;\n}\n"
 		       "}\n"
 		       "}\n",

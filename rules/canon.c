@@ -33,6 +33,7 @@ struct cn {
 enum {
 	DID_MACRO = 1 << 0, DID_CONST = 1 << 1, DID_INLINE = 1 << 2, DID_INDEX = 1 << 3, DID_GUARD = 1 << 4,
 	DID_WHILE = 1 << 5, DID_STRIDE = 1 << 6, DID_MINMAX = 1 << 7, DID_ELSE = 1 << 8,
+	DID_STAGE = 1 << 9, DID_BLOCK2D = 1 << 10,
 };
 
 /* ------------------------------------------------------------ utilities */
@@ -834,17 +835,47 @@ static int pass_index(struct cn *C)
 		struct astra_stmt *s = body->kids[i];
 		struct astra_decl *d = NULL;
 		char *v, *ty, *val;
-		size_t j, op;
+		size_t j, op, first = i + 1;
 		int folded = 0;
-		if (s->kind != STMT_DECL || astra_syn_decls(syn, s->a0, s->a1, &d) != 1 || d[0].init1 <= d[0].init0 ||
-		    d[0].is_array || d[0].ptr1 > d[0].ptr0 || !astra_facts_mentions_grid(&f, d[0].init0, d[0].init1, 0)) {
+		if (s->kind != STMT_DECL || astra_syn_decls(syn, s->a0, s->a1, &d) != 1 || d[0].is_array ||
+		    d[0].ptr1 > d[0].ptr0) {
 			free(d);
 			continue;
 		}
 		v = astra_syn_tokstr(syn, d[0].name);
 		ty = astra_syn_text(syn, d[0].ty0, d[0].ty1);
-		val = astra_syn_text(syn, d[0].init0, d[0].init1);
-		for (j = i + 1; j < body->nr_kids; j++) {
+		if (d[0].init1 > d[0].init0) {
+			val = astra_syn_text(syn, d[0].init0, d[0].init1);
+		} else {
+			/*
+			 * `int i; i = blockDim.x * blockIdx.x; ...`: the declaration
+			 * without a value takes its first assignment's (declarations
+			 * that do not use i may stand between).
+			 */
+			struct astra_stmt *a = NULL;
+			val = NULL;
+			for (; first < body->nr_kids; first++) {
+				a = body->kids[first];
+				if (a->kind != STMT_DECL || astra_syn_mentions(syn, a->t0, a->t1, v))
+					break;
+			}
+			if (first < body->nr_kids && (op = assigns_var(syn, a, v)) != NONE && astra_syn_is(syn, op, "=") &&
+			    pure_tokens(syn, op + 1, a->a1) && !astra_syn_mentions(syn, op + 1, a->a1, v) &&
+			    astra_facts_mentions_grid(&f, op + 1, a->a1, 0)) {
+				val = astra_syn_text(syn, op + 1, a->a1);
+				astra_edit_delete(rk->text, astra_syn_off(syn, a->t0), astra_syn_end(syn, a->t1 - 1), &e);
+				first++;
+				folded = 1;
+			}
+		}
+		if (!val || (d[0].init1 > d[0].init0 && !astra_facts_mentions_grid(&f, d[0].init0, d[0].init1, 0))) {
+			free(v);
+			free(ty);
+			free(val);
+			free(d);
+			continue;
+		}
+		for (j = first; j < body->nr_kids; j++) {
 			struct astra_stmt *a = body->kids[j];
 			char *rhs, *bare_ty;
 			if ((op = assigns_var(syn, a, v)) == NONE) {
@@ -874,8 +905,11 @@ static int pass_index(struct cn *C)
 			astra_edit_delete(rk->text, astra_syn_off(syn, a->t0), astra_syn_end(syn, a->t1 - 1), &e);
 			folded = 1;
 		}
-		if (folded)
+		if (folded && d[0].init1 > d[0].init0)
 			astra_syn_edit(&e, astra_syn_off(syn, d[0].init0), astra_syn_end(syn, d[0].init1 - 1), val);
+		else if (folded)
+			astra_syn_edit_owned(&e, astra_syn_end(syn, d[0].name), astra_syn_end(syn, d[0].name),
+					      xasprintf(" = %s", val));
 		free(v);
 		free(ty);
 		free(val);
@@ -1212,8 +1246,285 @@ static int pass_stride(struct cn *C)
 		free(v);
 		free(d);
 	}
+	/*
+	 * blockIdx.x * B (or B * blockIdx.x) with B the launch's literal block
+	 * size (BLOCK_SIZE once expanded): blockDim.x is B in every launch, and
+	 * both operands are unsigned either way.
+	 */
+	for (i = syn->body->t0; i + 4 < syn->body->t1; i++) {
+		size_t lit = NONE;
+		if (astra_syn_is(syn, i, "blockIdx") && astra_syn_is(syn, i + 1, ".") && astra_syn_is(syn, i + 2, "x") &&
+		    astra_syn_is(syn, i + 3, "*") && syn->toks[i + 4].kind == SYN_NUMBER)
+			lit = i + 4;
+		else if (syn->toks[i].kind == SYN_NUMBER && astra_syn_is(syn, i + 1, "*") &&
+			 astra_syn_is(syn, i + 2, "blockIdx") && astra_syn_is(syn, i + 3, ".") &&
+			 astra_syn_is(syn, i + 4, "x") && (i == syn->body->t0 || !is_member(syn, i)))
+			lit = i;
+		if (lit != NONE) {
+			char *txt = astra_syn_tokstr(syn, lit), *end;
+			long val = strtol(txt, &end, 0);
+			while (*end == 'u' || *end == 'U')
+				end++;
+			if (!*end && val == blk)
+				astra_syn_edit(&e, astra_syn_off(syn, lit), astra_syn_end(syn, lit), "blockDim.x");
+			free(txt);
+		}
+	}
 	astra_facts_release(&f);
 	return apply_edits(C, &e, DID_STRIDE);
+}
+
+/* ------------------------------------------------------------ 2-D blocks of a 1-D grid */
+
+/* block=dim3(X, Y) or dim3(X, Y, 1) with literals: 0 and X, Y; else -1. */
+static int block_2d(const char *b, long *x, long *y)
+{
+	char *end;
+	const char *p = b;
+	long z = 1;
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, "dim3", 4))
+		return -1;
+	p += 4;
+	while (*p == ' ')
+		p++;
+	if (*p++ != '(')
+		return -1;
+	*x = strtol(p, &end, 0);
+	p = end + strspn(end, " ");
+	if (*p++ != ',')
+		return -1;
+	*y = strtol(p, &end, 0);
+	p = end + strspn(end, " ");
+	if (*p == ',') {
+		z = strtol(p + 1, &end, 0);
+		p = end + strspn(end, " ");
+	}
+	if (*p++ != ')' || p[strspn(p, " ")] || *x <= 0 || *y <= 1 || z != 1 || *x * *y > 1024)
+		return -1;
+	return 0;
+}
+
+/*
+ * A 2-D block of a 1-D grid (block=dim3(32, 8), threadIdx.y the row of a
+ * block of rows, threadIdx.x the lane; no blockIdx.y) is a 1-D block of
+ * X * Y threads in which thread t is (t % X, t / X): the same linear
+ * index, so the same warps, barriers and shared memory.  threadIdx.x
+ * becomes (threadIdx.x % X), threadIdx.y (threadIdx.x / X), blockDim.x X
+ * and blockDim.y Y, and the launch's block X * Y: the warp-per-row and
+ * block-per-row shapes the rules read (lane loops, warp indices).
+ */
+static int pass_block2d(struct cn *C)
+{
+	struct astra_rk *rk = C->rk;
+	struct astra_facts f;
+	struct astra_syn *syn;
+	struct astra_syn_edits e = { NULL, 0, 0 };
+	long bx, by;
+	size_t t;
+	int used_y = 0;
+	if (!rk->block || block_2d(rk->block, &bx, &by) < 0 || astra_facts_build(&f, rk) < 0)
+		return 0;
+	syn = &rk->syn;
+	for (t = syn->body->t0; t + 2 < syn->body->t1; t++) {
+		const char *repl = NULL;
+		char *own = NULL;
+		if (!astra_syn_is(syn, t + 1, ".") || is_member(syn, t))
+			continue;
+		if (astra_syn_is(syn, t, "blockIdx") && !astra_syn_is(syn, t + 2, "x"))
+			goto out;
+		if ((astra_syn_is(syn, t, "threadIdx") || astra_syn_is(syn, t, "blockDim")) && astra_syn_is(syn, t + 2, "z"))
+			goto out;
+		if (astra_syn_is(syn, t, "threadIdx") && astra_syn_is(syn, t + 2, "x"))
+			repl = own = xasprintf("(threadIdx.x %% %ld)", bx);
+		else if (astra_syn_is(syn, t, "threadIdx") && astra_syn_is(syn, t + 2, "y"))
+			repl = own = xasprintf("(threadIdx.x / %ld)", bx), used_y = 1;
+		else if (astra_syn_is(syn, t, "blockDim") && astra_syn_is(syn, t + 2, "x"))
+			repl = own = xasprintf("%ld", bx);
+		else if (astra_syn_is(syn, t, "blockDim") && astra_syn_is(syn, t + 2, "y"))
+			repl = own = xasprintf("%ld", by), used_y = 1;
+		if (repl)
+			astra_syn_edit_owned(&e, astra_syn_off(syn, t), astra_syn_end(syn, t + 2), own);
+	}
+	if (!used_y)
+		goto out;
+	astra_facts_release(&f);
+	{
+		char *blk = xasprintf("%ld", bx * by);
+		int n = apply_edits(C, &e, DID_BLOCK2D);
+		if (n > 0)
+			astra_rk_set_launch(rk, NULL, blk, NULL);
+		free(blk);
+		return n;
+	}
+out:
+	astra_syn_edits_release(&e);
+	astra_facts_release(&f);
+	return 0;
+}
+
+/* ------------------------------------------------------------ staged copies */
+
+/*
+ * `extern __shared__ T xs[]; ... for (k = threadIdx.x; k < K; k +=
+ * blockDim.x) xs[k] = P[k]; __syncthreads();` at the top level, with P a
+ * parameter pointing to const and xs written nowhere else, makes every
+ * xs[j] with 0 <= j < K equal to P[j] (converted to T) for the rest of
+ * the kernel; outside [0, K) xs holds nothing defined.  So the reads
+ * become reads of P, and the staging, its barrier and the array go: the
+ * kernel is what it computes (a thread-per-row GEMV), and a dynamic array
+ * leaves the launch with shmem=0 (a variant carries its launch).
+ */
+static int pass_stage(struct cn *C)
+{
+	struct astra_rk *rk = C->rk;
+	struct astra_facts f;
+	struct astra_syn *syn;
+	struct astra_stmt *body;
+	struct astra_syn_edits e = { NULL, 0, 0 };
+	size_t i, t, si = NONE, li = NONE;
+	const struct astra_local *xs = NULL;
+	const struct astra_param *src = NULL;
+	char *ty = NULL, *pty = NULL, *k = NULL;
+	int is_extern = 0, n = 0;
+	if (astra_facts_build(&f, rk) < 0)
+		return 0;
+	syn = &rk->syn;
+	body = syn->body;
+	for (i = 0; i + 2 < body->nr_kids && li == NONE; i++) {
+		struct astra_stmt *s = body->kids[i], *w;
+		struct astra_decl *d = NULL;
+		const struct astra_local *l;
+		size_t a;
+		if (s->kind != STMT_FOR || astra_syn_decls(syn, s->a0, s->a1, &d) != 1 || d[0].init1 <= d[0].init0 ||
+		    astra_facts_tix(&f, astra_syn_expr(syn, d[0].init0, d[0].init1)) != TIX_TID) {
+			free(d);
+			continue;
+		}
+		free(k);
+		k = astra_syn_tokstr(syn, d[0].name);
+		free(d);
+		w = s->kids[0];
+		if (w->kind == STMT_BLOCK && w->nr_kids == 1)
+			w = w->kids[0];
+		a = w->t0;
+		/* k < K; k += blockDim.x; body xs[k] = P[k]; */
+		if (s->b1 < s->b0 + 3 || !astra_syn_is(syn, s->b0, k) || !astra_syn_is(syn, s->b0 + 1, "<") ||
+		    s->c1 != s->c0 + 5 || !astra_syn_is(syn, s->c0, k) || !astra_syn_is(syn, s->c0 + 1, "+=") ||
+		    !astra_syn_is(syn, s->c0 + 2, "blockDim") || !astra_syn_is(syn, s->c0 + 4, "x") ||
+		    w->kind != STMT_EXPR || w->t1 != a + 10 || !astra_syn_is(syn, a + 1, "[") ||
+		    !astra_syn_is(syn, a + 2, k) || !astra_syn_is(syn, a + 3, "]") || !astra_syn_is(syn, a + 4, "=") ||
+		    !astra_syn_is(syn, a + 6, "[") || !astra_syn_is(syn, a + 7, k) || !astra_syn_is(syn, a + 8, "]"))
+			continue;
+		l = astra_facts_local_tok(&f, a);
+		src = astra_rk_param(rk, syn->text + syn->toks[a + 5].off, syn->toks[a + 5].len);
+		if (!l || !l->is_shared || !l->d.is_array || !src || !src->is_pointer || !src->is_const)
+			continue;
+		/* the barrier right after */
+		if (body->kids[i + 1]->kind != STMT_EXPR || !astra_syn_is(syn, body->kids[i + 1]->t0, "__syncthreads"))
+			continue;
+		xs = l;
+		li = i;
+	}
+	if (li == NONE)
+		goto out;
+	/* xs is read only as xs[...] elsewhere; its declaration is a top-level statement of its own */
+	for (i = 0; i < body->nr_kids; i++)
+		if (body->kids[i] == xs->stmt)
+			si = i;
+	if (si == NONE || si > li || xs->nr_decls != 1)
+		goto out;
+	is_extern = astra_syn_mentions(syn, xs->stmt->t0, xs->stmt->t1, "extern");
+	for (t = body->t0; t < body->t1; t++) {
+		size_t close;
+		int depth = 0;
+		if (!astra_syn_is(syn, t, xs->name) || is_member(syn, t) ||
+		    (t >= xs->stmt->t0 && t < xs->stmt->t1) ||
+		    (t >= body->kids[li]->t0 && t < body->kids[li]->t1))
+			continue;
+		if (!astra_syn_is(syn, t + 1, "["))
+			goto out;
+		for (close = t + 1; close < body->t1; close++) {
+			if (astra_syn_is(syn, close, "[") || astra_syn_is(syn, close, "("))
+				depth++;
+			else if (astra_syn_is(syn, close, "]") || astra_syn_is(syn, close, ")"))
+				if (--depth == 0)
+					break;
+		}
+		/* a read: not assigned, incremented or addressed */
+		if (close >= body->t1 || astra_syn_is(syn, t - 1, "&") || astra_syn_is(syn, t - 1, "++") ||
+		    astra_syn_is(syn, t - 1, "--") || astra_syn_is(syn, close + 1, "++") ||
+		    astra_syn_is(syn, close + 1, "--") ||
+		    (syn->toks[close + 1].kind == SYN_PUNCT && syn->toks[close + 1].len >= 1 &&
+		     syn->text[syn->toks[close + 1].off + syn->toks[close + 1].len - 1] == '=' &&
+		     !astra_syn_is(syn, close + 1, "==") && !astra_syn_is(syn, close + 1, "<=") &&
+		     !astra_syn_is(syn, close + 1, ">=") && !astra_syn_is(syn, close + 1, "!=")))
+			goto out;
+		n++;
+	}
+	{
+		/* the element type without extern, __shared__, static, volatile, __align__(...) */
+		struct astra_buf b = ASTRA_BUF_INIT;
+		for (t = xs->d.ty0; t < xs->d.ty1; t++) {
+			if (astra_syn_is(syn, t, "__align__") || astra_syn_is(syn, t, "alignas")) {
+				int depth = 0;
+				for (t++; t < xs->d.ty1; t++)
+					if (astra_syn_is(syn, t, "("))
+						depth++;
+					else if (astra_syn_is(syn, t, ")") && --depth == 0)
+						break;
+				continue;
+			}
+			if (astra_syn_is(syn, t, "extern") || astra_syn_is(syn, t, "__shared__") ||
+			    astra_syn_is(syn, t, "static") || astra_syn_is(syn, t, "volatile"))
+				continue;
+			astra_buf_addf(&b, "%s%.*s", b.len ? " " : "", (int)syn->toks[t].len,
+				       syn->text + syn->toks[t].off);
+		}
+		ty = astra_buf_detach(&b, NULL);
+	}
+	pty = astra_type_bare(src->type);
+	{
+		char *bt = astra_type_bare(ty);
+		int same = !strcmp(bt, src->elem_type ? src->elem_type : "");
+		for (t = body->t0; t < body->t1; t++)
+			if (astra_syn_is(syn, t, xs->name) && !is_member(syn, t) &&
+			    !(t >= xs->stmt->t0 && t < xs->stmt->t1) &&
+			    !(t >= body->kids[li]->t0 && t < body->kids[li]->t1)) {
+				if (same) {
+					astra_syn_edit(&e, astra_syn_off(syn, t), astra_syn_end(syn, t), src->name);
+				} else {
+					/* ((T)P[...]) */
+					size_t close, depth = 0;
+					for (close = t + 1; close < body->t1; close++) {
+						if (astra_syn_is(syn, close, "[") || astra_syn_is(syn, close, "("))
+							depth++;
+						else if ((astra_syn_is(syn, close, "]") || astra_syn_is(syn, close, ")")) &&
+							 --depth == 0)
+							break;
+					}
+					astra_syn_edit_owned(&e, astra_syn_off(syn, t), astra_syn_end(syn, t),
+							      xasprintf("((%s)%s", bt, src->name));
+					astra_syn_edit(&e, astra_syn_end(syn, close), astra_syn_end(syn, close), ")");
+				}
+			}
+		free(bt);
+	}
+	astra_edit_delete(rk->text, astra_syn_off(syn, xs->stmt->t0), astra_syn_end(syn, xs->stmt->t1 - 1), &e);
+	astra_edit_delete(rk->text, astra_syn_off(syn, body->kids[li]->t0), astra_syn_end(syn, body->kids[li]->t1 - 1),
+			  &e);
+	astra_edit_delete(rk->text, astra_syn_off(syn, body->kids[li + 1]->t0),
+			  astra_syn_end(syn, body->kids[li + 1]->t1 - 1), &e);
+	if (is_extern && rk->shmem)
+		astra_rk_set_launch(rk, NULL, NULL, "0");
+out:
+	free(k);
+	free(ty);
+	free(pty);
+	astra_facts_release(&f);
+	(void)n;
+	return apply_edits(C, &e, DID_STAGE);
 }
 
 /* ------------------------------------------------------------ maxima and minima */
@@ -1384,9 +1695,11 @@ int astra_canon(struct astra_rk *rk, struct astra_buf *notes)
 		{ DID_MACRO, "macros expanded" }, { DID_CONST, "constants replaced by their values" },
 		{ DID_INLINE, "__device__ functions inlined" }, { DID_INDEX, "an index set in several statements made one" },
 		{ DID_GUARD, "the bounds check made an early return" }, { DID_WHILE, "while loops made for loops" },
-		{ DID_STRIDE, "the block size's value as a stride made blockDim.x" },
+		{ DID_STRIDE, "the block size's value as a stride or a block's offset made blockDim.x" },
 		{ DID_MINMAX, "maxima and minima written with if or ?: made fmaxf/fminf/max/min" },
 		{ DID_ELSE, "an early return in an if made an else" },
+		{ DID_STAGE, "a shared-memory copy of an input read from the input" },
+		{ DID_BLOCK2D, "a 2-D block of a 1-D grid made a 1-D block" },
 	};
 	struct cn C;
 	size_t i;
@@ -1394,7 +1707,7 @@ int astra_canon(struct astra_rk *rk, struct astra_buf *notes)
 	C.rk = rk;
 	C.notes = notes;
 	if (pass_macros(&C) < 0 || pass_consts(&C) < 0 || pass_inline(&C) < 0 || pass_macros(&C) < 0 ||
-	    pass_consts(&C) < 0 || pass_index(&C) < 0 ||
+	    pass_consts(&C) < 0 || pass_stage(&C) < 0 || pass_block2d(&C) < 0 || pass_index(&C) < 0 ||
 	    pass_guard(&C) < 0 || pass_else(&C) < 0 || pass_while(&C) < 0 || pass_stride(&C) < 0 ||
 	    pass_minmax(&C) < 0)
 		return -1;

@@ -332,6 +332,22 @@ long astra_rk_block_literal(const struct astra_rk *rk)
 		return 0;
 	while (isspace((unsigned char)*s))
 		s++;
+	{
+		/* BLOCK_SIZE, an object-like macro of the file or the build (-DBLOCK_SIZE=128) */
+		size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+		const struct astra_macro *m;
+		if (n && !isdigit((unsigned char)*s) && !s[n + strspn(s + n, " \t")] &&
+		    (m = astra_env_macro(&rk->k->env, s, n)) && !m->function_like && m->body)
+			s = m->body;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s == '(' ) {
+			v = strtol(s + 1, &end, 0);
+			while (isspace((unsigned char)*end))
+				end++;
+			return (*end == ')' && !end[1 + strspn(end + 1, " \t")] && v > 0) ? v : 0;
+		}
+	}
 	v = strtol(s, &end, 0);
 	while (*end == 'u' || *end == 'U' || isspace((unsigned char)*end))
 		end++;

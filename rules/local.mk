@@ -11,6 +11,7 @@ libastra_a_SOURCES += \
 	rules/r-vectorize.c \
 	rules/r-online.c \
 	rules/r-rowsplit.c \
+	rules/r-flatten.c \
 	rules/r-warprows.c \
 	rules/r-elems.c \
 	rules/r-warpreduce.c rules/trees.h \

@@ -22,6 +22,8 @@
  */
 #include "autoconfig.h"
 
+#include <ctype.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,6 +184,36 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 		astra_buf_adds(why, "the kernel indexes the whole grid (blockIdx.x * blockDim.x, gridDim) or uses 2-D "
 				    "blocks: its grid depends on the block size");
 		goto out;
+	}
+	/* blockIdx.x * 8 (eight rows a block): the grid counts blocks of so many */
+	for (t = rk->syn.body->t0; t + 3 < rk->syn.body->t1; t++)
+		if (astra_syn_is(&rk->syn, t, "blockIdx") && astra_syn_is(&rk->syn, t + 1, ".") &&
+		    astra_syn_is(&rk->syn, t + 2, "x") &&
+		    (astra_syn_is(&rk->syn, t + 3, "*") || (t > rk->syn.body->t0 && astra_syn_is(&rk->syn, t - 1, "*")))) {
+			astra_buf_adds(why, "the kernel multiplies blockIdx.x (so many rows or elements a block): its grid "
+					    "depends on the block size");
+			goto out;
+		}
+	if (!isdigit((unsigned char)rk->block[strspn(rk->block, " \t")])) {
+		/* block=BLOCK_SIZE, a macro: the kernel or its grid may name it too */
+		char *name = xstrndup(rk->block + strspn(rk->block, " \t"),
+				      strspn(rk->block + strspn(rk->block, " \t"),
+					     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789"));
+		int named = 0;
+		struct astra_syn gs;
+		for (t = rk->syn.body->t0; t < rk->syn.body->t1 && !named; t++)
+			named = astra_syn_is(&rk->syn, t, name);
+		if (!named && astra_syn_lex(&gs, rk->grid, strlen(rk->grid)) == 0) {
+			for (t = 0; t < gs.nr_toks && !named; t++)
+				named = astra_syn_is(&gs, t, name);
+			astra_syn_release(&gs);
+		}
+		if (named) {
+			astra_buf_addf(why, "the kernel or its grid names %s, the block size", name);
+			free(name);
+			goto out;
+		}
+		free(name);
 	}
 	old = xasprintf("%ld", b0);
 	for (t = rk->syn.body->t0; t < rk->syn.body->t1; t++)

@@ -15,6 +15,7 @@ extern const struct astra_rule astra_rule_block_per_row;
 extern const struct astra_rule astra_rule_warp_per_row;
 extern const struct astra_rule astra_rule_select_regs;
 extern const struct astra_rule astra_rule_row_split;
+extern const struct astra_rule astra_rule_flatten;
 extern const struct astra_rule astra_rule_warp_rows;
 extern const struct astra_rule astra_rule_online_softmax;
 extern const struct astra_rule astra_rule_transpose;
@@ -36,6 +37,7 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_block_per_row,
 	&astra_rule_warp_per_row,
 	&astra_rule_row_split,
+	&astra_rule_flatten,
 	&astra_rule_warp_rows,
 	&astra_rule_online_softmax,
 	&astra_rule_select_regs,

@@ -71,11 +71,18 @@ namespace astra_rt {
  * substituted host launcher (passes/rewrite.c) does the same.
  */
 namespace geo {
-template <typename A, typename B> constexpr auto min(A a, B b) -> decltype(true ? a : b)
+/*
+ * By value: `decltype(true ? a : b)` of two ints is `int &`, a reference to
+ * a parameter that is gone when the launcher reads it (the grid-stride
+ * rule's int-count candidates launched with garbage grids, and the H100
+ * said cudaErrorInvalidValue).  A() and B() are prvalues: their
+ * conditional has the two types' common type and is a value.
+ */
+template <typename A, typename B> constexpr auto min(A a, B b) -> decltype(true ? A() : B())
 {
 	return b < a ? b : a;
 }
-template <typename A, typename B> constexpr auto max(A a, B b) -> decltype(true ? a : b)
+template <typename A, typename B> constexpr auto max(A a, B b) -> decltype(true ? A() : B())
 {
 	return a < b ? b : a;
 }

@@ -15,6 +15,12 @@
 #                         original on the CPU emulator (bench/emu-check).
 #                         Prints "KERNEL: ok" or one FAIL line per
 #                         candidate that computes something else.
+#   wild_rules KERNEL RULES -- STEPS...
+#                         what a rules case (testsuite/cases/rules/) asserts
+#                         of one wild kernel: the --explain verdict of each
+#                         rule of RULES (comma-separated), then each
+#                         combination of STEPS made by the rules and run
+#                         against the original on the emulator.
 #
 # Source it after testlib.sh; it needs srcdir, builddir, NVCC, ASTRA_CC.
 wild_dir=$srcdir/bench/wild
@@ -145,4 +151,31 @@ wild_emulated() {
 	export wild_dir
 	wild_files "$1" "$2" | xargs -P 2 -I{} bash -c 'wild_emulate_one {}' > verdicts
 	LC_ALL=C sort verdicts
+}
+
+# wild_rules KERNEL RULES -- STEPS...: see the top of this file.
+wild_rules() {
+	local n=$1 rules=$2 f=$wild_dir/$1.cu fl steps i=0 r tool=$builddir/testsuite/unit/rules-apply
+	shift 3
+	fl=$(wild_flags "$f")
+	"$ASTRA_CC" --explain "$f" -std=c++17 -arch=sm_90 $fl > "$n.explain" 2>&1 || fail "--explain $n failed"
+	for r in ${rules//,/ }; do
+		grep -E "^  $r +(applies|declines)" "$n.explain" | sed -E 's/^  ([^ ]+) +/\1 /; s/(applies):.*/\1/' |
+			cut -c1-100
+	done
+	local args=()
+	for steps in "$@"; do
+		i=$((i + 1))
+		"$tool" --cc 90 "$f" "$steps" -- -std=c++17 $fl > "$n.v$i.cu" || { echo "$n [$steps]: not made"; continue; }
+		args+=(--name "$steps" "$n.v$i.cu")
+	done
+	[ $i -gt 0 ] || return 0
+	"$srcdir/bench/emu-check" --astra-cc "$ASTRA_CC" --nvcc "$NVCC" --flags "-std=c++17 $fl" \
+		--max-elements "${WILD_EMU_MAX:-100000}" "$f" "${args[@]}" > "$n.emu" 2>&1
+	case $? in
+	0) grep '^ok' "$n.emu" | sed -E 's/.*\[([^]]*)\]$/\1/' | sort | uniq -c |
+		awk '{ c = $1; $1 = ""; sub(/^ /, ""); print "emulated [" $0 "]: " c " checks ok" }' ;;
+	77) tail -n 1 "$n.emu" >&2; exit 77 ;;
+	*) echo "$n: emu-check failed:"; grep -v '^ok' "$n.emu" | head -n 20 ;;
+	esac
 }

@@ -285,7 +285,7 @@ static void test_geometry(void)
 			      "__astra_p->__astra_stream>>>(x, n);\n}\n"));
 	/* min and max of mixed types for the variant's geometry, without a header */
 	CHECK(strstr(out.buf, "namespace __astra_geo_scale {\ntemplate <typename __astra_A, typename __astra_B>\n"
-			      "inline auto min(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_a : __astra_b)\n"));
+			      "inline auto min(__astra_A __astra_a, __astra_B __astra_b) -> decltype(true ? __astra_A() : __astra_B())\n"));
 	CHECK(!strstr(out.buf, "__astra_ok"));
 	CHECK(!strstr(out.buf, "__astra_cc"));
 	CHECK(!strstr(out.buf, "\tscale<<<"));
