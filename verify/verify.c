@@ -71,7 +71,6 @@ struct vctx {
 	char *gpu_why;            /* why no GPU */
 	struct astra_vec flags;   /* nvcc flags for test programs (without -o and input) */
 	char *prog;               /* the compiled program */
-	int given_prog;           /* prog is the caller's (--program, a test's stand-in): it runs where we are */
 	size_t *map;              /* version - 1 -> candidate index */
 	size_t nmap;
 	unsigned phases_done;
@@ -1091,9 +1090,7 @@ static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf 
 		free(dir);
 	}
 	if (sandboxed) {
-		/* A program of the caller's (a test's stand-in) may name files next to it. */
-		if (!c->given_prog)
-			ro.cwd = sb.dir;
+		ro.cwd = sb.dir;
 		env_add[0] = sb.tmpdir_env;
 		ro.env_add = env_add;
 		ro.child_setup = astra_sandbox_enter;
@@ -1648,7 +1645,6 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 		c.prog = realpath(opts_program, NULL);
 		if (!c.prog)
 			c.prog = xstrdup(opts_program);
-		c.given_prog = 1;
 		c.map = xcalloc(n + 1, sizeof(*c.map));
 		c.nmap = n;
 		for (i = 0; i < n; i++) {
