@@ -58,6 +58,12 @@ static struct astra_json *evidence_json(const struct astra_verify_result *v, int
 			p += n + (p[n] == ',');
 		}
 	}
+	if (v->captured_loaded || v->captured_missing) {
+		/* Trials with the inputs a program really launched the kernel with (doc/capture.md). */
+		o = astra_json_set_object(j, "captured_data");
+		astra_json_set_num(o, "loaded", (double)v->captured_loaded);
+		astra_json_set_num(o, "missing", (double)v->captured_missing);
+	}
 	o = astra_json_set_object(j, "device");
 	set_str_opt(o, "name", v->device);
 	set_str_opt(o, "uuid", v->uuid);

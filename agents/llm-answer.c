@@ -13,6 +13,7 @@
 #include "agents/llm-answer.h"
 #include "lib/util.h"
 #include "front/extract.h"
+#include "front/lex.h"
 
 /* ------------------------------------------------------------ fenced blocks */
 
@@ -30,44 +31,35 @@ static size_t fence_at(const char *line, size_t len, char *ch)
 	return n >= 3 ? n : 0;
 }
 
-static int ident_char(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 /*
  * Does code define a __global__ function (named name, unless name is NULL)?
- * A textual look (the word __global__, then the name before the next '(' or
- * '{'), enough to choose among blocks: the real check comes after.
+ * A look at front/lex.c's tokens (the word __global__, then the name before
+ * a '(' ahead of the next '{' or ';'), enough to choose among blocks: the
+ * real check comes after.  Comments and strings do not count.
  */
 static int defines_kernel(const char *code, size_t len, const char *name)
 {
-	const char *p = code, *end = code + len;
-	size_t n = name ? strlen(name) : 0;
-	while ((p = memmem(p, (size_t)(end - p), "__global__", 10)) != NULL) {
-		const char *q = p + 10, *stop;
-		if ((p > code && ident_char((unsigned char)p[-1])) || (q < end && ident_char((unsigned char)*q))) {
-			p = q;
+	struct astra_lexed lx;
+	size_t i, j;
+	int found = 0;
+
+	astra_lex(code, len, ASTRA_LEX_LENIENT, &lx);
+	for (i = 0; i < lx.nr && !found; i++) {
+		if (lx.toks[i].kind != ASTRA_LEX_IDENT || !astra_lex_is(code, &lx.toks[i], "__global__"))
 			continue;
+		if (!name) {
+			found = 1;
+			break;
 		}
-		if (!name)
-			return 1;
 		/* The declarator ends at the body or a ';'; the name precedes a '('. */
-		for (stop = q; stop < end && *stop != '{' && *stop != ';'; stop++)
-			;
-		for (; q + n <= stop; q++) {
-			const char *r = q + n;
-			if (memcmp(q, name, n) || (q > code && ident_char((unsigned char)q[-1])) ||
-			    (r < end && ident_char((unsigned char)*r)))
-				continue;
-			while (r < stop && (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r'))
-				r++;
-			if (r < stop && *r == '(')
-				return 1;
-		}
-		p += 10;
+		for (j = i + 1; j < lx.nr && !astra_lex_is(code, &lx.toks[j], "{") && !astra_lex_is(code, &lx.toks[j], ";");
+		     j++)
+			if (lx.toks[j].kind == ASTRA_LEX_IDENT && astra_lex_is(code, &lx.toks[j], name) && j + 1 < lx.nr &&
+			    astra_lex_is(code, &lx.toks[j + 1], "("))
+				found = 1;
 	}
-	return 0;
+	astra_lexed_release(&lx);
+	return found;
 }
 
 int astra_llm_answer_code(const char *answer, const char *kernel_name, struct astra_buf *code,

@@ -13,6 +13,7 @@ libastra_a_SOURCES += \
 	agents/loop.c agents/loop.h \
 	agents/select.c agents/select.h \
 	agents/policy.c agents/policy.h \
+	agents/captured.c agents/captured.h \
 	agents/evidence.c agents/evidence.h \
 	agents/progress.c agents/progress.h \
 	agents/gpus.c agents/gpus.h \

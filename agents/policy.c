@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agents/captured.h"
 #include "agents/evidence.h"
 #include "agents/loop.h"
 #include "agents/policy.h"
@@ -49,6 +50,8 @@ int astra_policy_optimize_now(struct astra_cache *cache, struct astra_invocation
 	struct astra_cache_lock lk = ASTRA_CACHE_LOCK_INIT;
 	struct astra_loop_opts lo = { 0 };
 	struct astra_loop_result res;
+	struct astra_captured_info ci;
+	struct astra_kernel kc;
 	int got;
 
 	if (!gpu_known) {
@@ -73,6 +76,17 @@ int astra_policy_optimize_now(struct astra_cache *cache, struct astra_invocation
 		astra_cache_unlock(&lk);
 		return 1;
 	}
+	/* Complete the test description from the kernel's capture, if it has one (agents/captured.h). */
+	astra_captured_info_init(&ci);
+	if (astra_captured_kernel(cache, key, cc, k, &kc, &ci) < 0) {
+		astra_log(ASTRA_LOG_INFO, "%s:%u: %s", k->file, k->line, ci.missing);
+		astra_captured_info_release(&ci);
+		astra_captured_kernel_release(&kc);
+		astra_cache_unlock(&lk);
+		return 0;
+	}
+	astra_captured_info_release(&ci);
+	k = &kc;
 	lo.nvcc = inv->nvcc;
 	astra_loop_run(tu, k, &inv->cl, &lo, &res);
 	if (res.verdict != ASTRA_VERDICT_NONE) {
@@ -91,5 +105,6 @@ int astra_policy_optimize_now(struct astra_cache *cache, struct astra_invocation
 	}
 	astra_cache_unlock(&lk);
 	astra_loop_result_release(&res);
+	astra_captured_kernel_release(&kc);
 	return e->verdict != ASTRA_VERDICT_NONE;
 }

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agents/captured.h"
 #include "agents/evidence.h"
 #include "agents/gpus.h"
 #include "agents/loop.h"
@@ -392,6 +393,20 @@ static void explain_kernel(const struct astra_kernel *k, int cc)
 	astra_buf_release(&b);
 }
 
+/* What a capture gave the test of k: the shapes with where each came from, and what was inferred. */
+static void print_captured(const char *prefix, const struct astra_kernel *k, const struct astra_captured_info *ci)
+{
+	size_t i;
+	printf("%s %s: %zu test shape%s (%zu from the pragma, %zu of %zu captured from %lld launch%s in %lld run%s)\n",
+	       prefix, k->name, ci->shapes.nr, ci->shapes.nr == 1 ? "" : "s", ci->nr_pragma, ci->nr_used,
+	       ci->nr_captured, ci->launches, ci->launches == 1 ? "" : "es", ci->runs, ci->runs == 1 ? "" : "s");
+	for (i = 0; i < ci->shapes.nr; i++)
+		printf("%s   shape %s\n", prefix, ci->shapes.v[i]);
+	for (i = 0; i < ci->notes.nr; i++)
+		printf("%s   note: %s\n", prefix, ci->notes.v[i]);
+	fflush(stdout);
+}
+
 static int run_job(const struct job *j, const struct opts *o, FILE *out, const char *prefix)
 {
 	struct astra_cmdline cl;
@@ -399,6 +414,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 	struct astra_search_path sp;
 	struct astra_cache *cache;
 	struct astra_buf version = ASTRA_BUF_INIT;
+	struct astra_kernel *copies;
 	char *arch;
 	size_t i;
 
@@ -439,9 +455,13 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 	astra_key_nvcc_version(o->nvcc, astra_config_str(ASTRA_CFG_DIR), &version);
 	arch = xasprintf("sm_%d", o->cc);
 	cache = astra_cache_open(NULL);
+	/* Kernels completed from their captures (agents/captured.h), released with the TU. */
+	copies = xcalloc(tu.nr_kernels ? tu.nr_kernels : 1, sizeof(*copies));
 
 	for (i = 0; i < tu.nr_kernels; i++) {
 		const struct astra_kernel *k = &tu.kernels[i];
+		struct astra_captured_info ci;
+		int cr;
 		struct astra_loop_opts lo = { 0 };
 		struct astra_loop_result res;
 		struct astra_key key;
@@ -465,6 +485,23 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			emit_row(out, row);
 			continue;
 		}
+		astra_captured_info_init(&ci);
+		cr = astra_captured_kernel(cache, key.hex, o->cc, k, &copies[i], &ci);
+		if (cr < 0) {
+			/* `#pragma astra optimize` alone and nothing captured: say how to capture. */
+			printf("%s %s (%s:%u): %s\n", prefix, k->name, k->file, k->line, ci.missing);
+			fflush(stdout);
+			row = new_row(j, k, "needs-capture");
+			astra_json_set_str(row, "reason", ci.missing);
+			emit_row(out, row);
+			astra_captured_info_release(&ci);
+			astra_captured_kernel_release(&copies[i]);
+			continue;
+		}
+		if (cr > 0)
+			print_captured(prefix, k, &ci);
+		astra_captured_info_release(&ci);
+		k = &copies[i];
 		lo.nvcc = o->nvcc;
 		lo.max_rounds = o->max_rounds;
 		lo.progress = astra_progress_loop;
@@ -581,6 +618,10 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			astra_loop_result_release(&res);
 		}
 	}
+	for (i = 0; i < tu.nr_kernels; i++)
+		if (copies[i].name)
+			astra_captured_kernel_release(&copies[i]);
+	free(copies);
 	astra_cache_close(cache);
 	astra_stats_flush(astra_config_str(ASTRA_CFG_DIR));
 	free(arch);

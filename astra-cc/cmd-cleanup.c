@@ -122,7 +122,7 @@ int astra_cache_cmd_max_size(int argc, char **argv)
  */
 static void sweep_workspaces(void)
 {
-	astra_workspace_sweep(ASTRA_SUBST_WORKSPACE, ASTRA_WORKSPACE_STALE);
+	astra_subst_sweep_workspaces(ASTRA_WORKSPACE_STALE);
 	astra_workspace_sweep(ASTRA_VERIFY_WORKSPACE, ASTRA_WORKSPACE_STALE);
 }
 

@@ -20,6 +20,8 @@
 #include "lib/vec.h"
 #include "front/key.h"
 #include "front/extract.h"
+#include "cache/store.h"
+#include "agents/captured.h"
 #include "astra-cc/cmd-list-kernels.h"
 
 struct listing {
@@ -29,7 +31,76 @@ struct listing {
 	char *nvcc_version;      /* NULL: unknown */
 	const char *why_no_key;
 	int json, key_text;
+	struct astra_cache *cache;  /* for the kernels' captures (agents/captured.h) */
 };
+
+/*
+ * What the test of k for (key, cc) is made of, when a capture is involved:
+ * each test shape and where it came from (the pragma, or captured launches),
+ * and what was inferred from the capture, for the user to confirm.  A
+ * kernel that needs a capture and has none gets the message that says how
+ * to make one.  Nothing for a kernel whose pragma describes it and that
+ * has no capture.  Text to out, or JSON into *js (may be NULL).
+ */
+static void captured(const struct listing *L, const struct astra_kernel *k, const char *key, int cc,
+		     const char *arch, FILE *out, struct astra_json *js)
+{
+	struct astra_captured_info ci;
+	struct astra_kernel kc;
+	size_t i;
+	int r;
+	if (!cc || k->bad_pragma || (k->pragma.flags & ASTRA_PRAGMA_OFF))
+		return;
+	astra_captured_info_init(&ci);
+	r = astra_captured_kernel(L->cache, key, cc, k, &kc, &ci);
+	if (r == 0 && !ci.by_capture) {
+		astra_captured_kernel_release(&kc);
+		astra_captured_info_release(&ci);
+		return;
+	}
+	if (out) {
+		if (r < 0) {
+			fprintf(out, "  capture %s: none: %s\n", arch, ci.missing);
+		} else {
+			fprintf(out, "  capture %s: %lld launch%s in %lld run%s, %zu shape%s (%lld launch%s past the limit)\n",
+				arch, ci.launches, ci.launches == 1 ? "" : "es", ci.runs, ci.runs == 1 ? "" : "s",
+				ci.nr_captured, ci.nr_captured == 1 ? "" : "s", ci.dropped, ci.dropped == 1 ? "" : "es");
+			for (i = 0; i < ci.shapes.nr; i++)
+				fprintf(out, "  test shape %s: %s\n", arch, ci.shapes.v[i]);
+			for (i = 0; i < ci.notes.nr; i++)
+				fprintf(out, "  inferred %s: %s\n", arch, ci.notes.v[i]);
+			if (ci.by_capture) {
+				char *canon = astra_pragma_canonical(&kc.pragma);
+				fprintf(out, "  test pragma %s: %s\n", arch, canon);
+				free(canon);
+			}
+		}
+	}
+	if (js) {
+		struct astra_json *o = astra_json_set_object(js, arch), *a;
+		astra_json_set_bool(o, "by_capture", ci.by_capture);
+		astra_json_set_bool(o, "captured", ci.have_capture);
+		if (r < 0)
+			astra_json_set_str(o, "missing", ci.missing);
+		astra_json_set_num(o, "launches", (double)ci.launches);
+		astra_json_set_num(o, "runs", (double)ci.runs);
+		astra_json_set_num(o, "dropped", (double)ci.dropped);
+		astra_json_set_num(o, "captured_shapes", (double)ci.nr_captured);
+		a = astra_json_set_array(o, "test_shapes");
+		for (i = 0; r >= 0 && i < ci.shapes.nr; i++)
+			astra_json_push_str(a, ci.shapes.v[i]);
+		a = astra_json_set_array(o, "inferred");
+		for (i = 0; r >= 0 && i < ci.notes.nr; i++)
+			astra_json_push_str(a, ci.notes.v[i]);
+		if (r >= 0 && ci.by_capture) {
+			char *canon = astra_pragma_canonical(&kc.pragma);
+			astra_json_set_str(o, "test_pragma", canon);
+			free(canon);
+		}
+	}
+	astra_captured_kernel_release(&kc);
+	astra_captured_info_release(&ci);
+}
 
 static const char *status(const struct astra_kernel *k)
 {
@@ -116,6 +187,8 @@ static void print_text(const struct listing *L, const struct astra_tu *tu)
 			printf("  key %s: %s\n", L->archs.v[a], key);
 			if (L->key_text && text.len)
 				printf("%s", text.buf);
+			if (key[0] != '(')
+				captured(L, k, key, astra_arch_cc(L->archs.v[a]), L->archs.v[a], stdout, NULL);
 			free(key);
 			astra_buf_release(&text);
 		}
@@ -215,6 +288,11 @@ static struct astra_json *pragma_json(const struct astra_pragma *p)
 	return o;
 }
 
+static int capture_involved(const struct astra_json *o)
+{
+	return astra_json_len(o) > 0;
+}
+
 static struct astra_json *tu_json(const struct listing *L, const struct astra_tu *tu)
 {
 	struct astra_json *o = astra_json_new_object(), *ks, *ls, *ds;
@@ -223,7 +301,7 @@ static struct astra_json *tu_json(const struct listing *L, const struct astra_tu
 	ks = astra_json_set_array(o, "kernels");
 	for (i = 0; i < tu->nr_kernels; i++) {
 		const struct astra_kernel *k = &tu->kernels[i];
-		struct astra_json *kj = astra_json_new_object(), *arr, *keys;
+		struct astra_json *kj = astra_json_new_object(), *arr, *keys, *capt;
 		astra_json_set_str(kj, "name", k->name);
 		astra_json_set_str(kj, "file", k->file);
 		astra_json_set_num(kj, "line", k->line);
@@ -277,14 +355,22 @@ static struct astra_json *tu_json(const struct listing *L, const struct astra_tu
 		}
 		astra_json_set_num(kj, "system_headers", (double)n);
 		keys = astra_json_set_object(kj, "keys");
+		capt = astra_json_new_object();
 		for (a = 0; L->archs_known && a < L->archs.nr; a++) {
 			char *key = key_of(L, tu, k, L->archs.v[a], NULL);
 			if (key[0] == '(')
 				astra_json_set_null(keys, L->archs.v[a]);
 			else
 				astra_json_set_str(keys, L->archs.v[a], key);
+			if (key[0] != '(')
+				captured(L, k, key, astra_arch_cc(L->archs.v[a]), L->archs.v[a], NULL, capt);
 			free(key);
 		}
+		/* Only where a capture is involved, so that other listings stay as they were. */
+		if (capture_involved(capt))
+			astra_json_set(kj, "capture", capt);
+		else
+			astra_json_free(capt);
 		astra_json_push(ks, kj);
 	}
 	ls = astra_json_set_array(o, "launches");
@@ -362,6 +448,7 @@ int astra_list_kernels(int argc, char **argv)
 		astra_search_path_add_toolchain(&sp, &cl, nvcc, astra_config_str(ASTRA_CFG_DIR));
 		free(nvcc);
 	}
+	L.cache = astra_cache_open(NULL);
 	if (L.json) {
 		all = astra_json_new_object();
 		astra_json_set_array(all, "files");
@@ -398,6 +485,7 @@ int astra_list_kernels(int argc, char **argv)
 		free(s);
 		astra_json_free(all);
 	}
+	astra_cache_close(L.cache);
 	free(L.nvcc_version);
 	astra_search_path_release(&sp);
 	astra_vec_clear(&L.archs);

@@ -16,6 +16,7 @@
 #include "lib/locate.h"
 #include "lib/run.h"
 #include "cache/stats.h"
+#include "astra-cc/cmd-capture.h"
 #include "astra-cc/cmd-list-kernels.h"
 #include "astra-cc/cmd-cache.h"
 #include "astra-cc/cmd-with-variant.h"
@@ -89,6 +90,8 @@ static const struct astra_command commands[] = {
 	  "[-j N] [--rounds N] [--no-run] [--json F] [--[no-]progress] [--gpus LIST] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
 	  "optimize annotated kernels now, on every GPU (the queue, a compile_commands.json, or files); "
 	  "--plan FILE, --item N --plan FILE, --report --plan FILE: on a cluster (doc/cluster.md)" },
+	{ "--capture", NULL, astra_cmd_capture, "[--data] [--] NVCC ...",
+	  "compile as a capture build: the program records its kernels' launches" },
 	{ "--explain", NULL, astra_cmd_explain, "FILE.cu [nvcc flags] [--cc XX]",
 	  "which rules apply to each annotated kernel, and why the others do not" },
 	{ "--report", NULL, astra_cmd_report, "DIR [--report-json F] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",

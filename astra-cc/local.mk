@@ -10,6 +10,7 @@ libastra_a_SOURCES += \
 	astra-cc/commands.c astra-cc/commands.h \
 	astra-cc/driver.h \
 	astra-cc/cmd-cache.h \
+	astra-cc/cmd-capture.c astra-cc/cmd-capture.h \
 	astra-cc/cmd-cleanup.c \
 	astra-cc/cmd-entries.c \
 	astra-cc/cmd-stats.c \

@@ -230,7 +230,6 @@ int main(int argc, char **argv)
 {
 	const char *self = astra_basename(argv[0]);
 	const struct astra_command *cmd;
-	int n;
 
 	astra_guard_drop_stale();
 	astra_config_load();
@@ -252,7 +251,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	report_config_problems(0);
-	n = program_words(argc, argv);
+	return astra_driver_wrap_words(argc, argv);
+}
+
+int astra_driver_wrap_words(int argc, char **argv)
+{
+	int n = program_words(argc, argv);
 	if (n)
 		return wrap(argv + 1, n - 1, argv[n], argc - n, argv + n);
 	return wrap(NULL, 0, NULL, argc, argv);

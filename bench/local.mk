@@ -11,8 +11,8 @@ EXTRA_DIST += bench/verify bench/verify-gpu.sh \
 	examples/layer.h examples/main.cu
 
 # On a GPU host: check every reference against its original and time both.
-bench-reference:
-	NVCC="$(NVCC_PATH)" $(SHELL) $(srcdir)/bench/run-reference
+bench-reference: testsuite/helpers/gen-pragmas
+	builddir="$(abs_top_builddir)" NVCC="$(NVCC_PATH)" $(SHELL) $(srcdir)/bench/run-reference
 
 # On a GPU host: the verifier's suite and timing checks (bench/verify-gpu.sh).
 bench-verify: all
@@ -57,3 +57,7 @@ bench-dispatch-cpu: all testsuite/helpers/put-variant
 
 .PHONY: bench-dispatch bench-dispatch-cpu
 EXTRA_DIST += bench/run-dispatch bench/dispatch bench/dispatch.sh
+
+# Capture builds on a GPU host (issue 20): the example with `#pragma astra
+# optimize` alone, captured ids, the recorder's overhead (doc/capture.md).
+EXTRA_DIST += bench/run-capture bench/capture

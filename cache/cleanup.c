@@ -62,10 +62,14 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct object *)a)->name, ((const struct object *)b)->name);
 }
 
-/* Queue items and device ceilings are not cache contents: never counted, evicted or cleared. */
+/*
+ * Queue items, device ceilings and captured launches are not cache
+ * contents: never counted, evicted or cleared (a capture needs a run of
+ * the user's program to make again).
+ */
 static int kept(const struct object *ob)
 {
-	return ob->kind == ASTRA_OBJ_QUEUE || ob->kind == ASTRA_OBJ_DEVICE;
+	return ob->kind == ASTRA_OBJ_QUEUE || ob->kind == ASTRA_OBJ_DEVICE || ob->kind == ASTRA_OBJ_CAPTURE;
 }
 
 static int list_all(struct astra_storage *s, struct objects *o)

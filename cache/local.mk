@@ -2,6 +2,7 @@
 ## the warmup queue, statistics, cleanup.
 
 libastra_a_SOURCES += \
+	cache/capture.c cache/capture.h \
 	cache/cleanup.c cache/cleanup.h \
 	cache/fsio.c cache/fsio.h \
 	cache/lock.c cache/lock.h \

@@ -16,6 +16,7 @@ static const char *const suffixes[] = {
 	[ASTRA_OBJ_QUEUE] = "queue",
 	[ASTRA_OBJ_DEVICE] = "device",
 	[ASTRA_OBJ_SIG] = "sig",
+	[ASTRA_OBJ_CAPTURE] = "capture",
 };
 
 char *astra_cache_object_name(const char *key, int cc, enum astra_object_kind kind)
@@ -52,5 +53,8 @@ enum astra_object_kind astra_cache_parse_name(const char *name, char *key, int *
 	for (k = 1; k < ARRAY_SIZE(suffixes); k++)
 		if (!strcmp(end + 1, suffixes[k]))
 			return (enum astra_object_kind)k;
+	/* A capture's records and data objects extend its name (cache/capture.h). */
+	if (!strncmp(end + 1, "capture-", 8) && end[9])
+		return ASTRA_OBJ_CAPTURE;
 	return ASTRA_OBJ_OTHER;
 }

@@ -17,6 +17,7 @@ enum astra_object_kind {
 	ASTRA_OBJ_QUEUE = 3,       /* local tier only: a kernel waiting for warmup */
 	ASTRA_OBJ_DEVICE = 4,      /* local tier only: a device's measured ceilings */
 	ASTRA_OBJ_SIG = 5,         /* an entry's detached signature (cache/sign.h) */
+	ASTRA_OBJ_CAPTURE = 6,     /* local tier only: captured launches, "capture" or "capture-*" (cache/capture.h) */
 };
 
 /* "<key>-<cc>.<kind>", malloc'd; key must be 32 lowercase hex digits. */

@@ -31,6 +31,7 @@
 #include "lib/log.h"
 #include "lib/vec.h"
 #include "front/extract.h"
+#include "front/lex.h"
 #include "front/types.h"
 
 
@@ -2415,43 +2416,23 @@ struct ltok {
 	int ident;
 };
 
+/* The tokens of launch expression e, by front/lex.c (one per punctuation character). */
 static size_t launch_tokens(const char *e, struct ltok **out)
 {
-	struct ltok *t = NULL;
-	size_t nr = 0, alloc = 0;
-	const char *p = e;
-	while (*p) {
-		const char *q = p;
-		int ident = 0;
-		if (*p == ' ' || *p == '\t' || *p == '\n') {
-			p++;
-			continue;
-		}
-		if (*p == '"' || *p == '\'') {
-			char quote = *q++;
-			while (*q && *q != quote)
-				q += (*q == '\\' && q[1]) ? 2 : 1;
-			if (*q)
-				q++;
-		} else if (*p >= '0' && *p <= '9') {
-			while (is_ident_char((unsigned char)*q) || *q == '.')
-				q++;
-		} else if (is_ident_char((unsigned char)*p)) {
-			while (is_ident_char((unsigned char)*q))
-				q++;
-			ident = 1;
-		} else {
-			q++;
-		}
-		ALLOC_GROW(t, nr + 1, alloc);
-		t[nr].p = p;
-		t[nr].n = (size_t)(q - p);
-		t[nr].ident = ident;
-		nr++;
-		p = q;
+	struct astra_lexed lx;
+	struct ltok *t;
+	size_t i;
+
+	astra_lex(e, strlen(e), ASTRA_LEX_ONE_CHAR | ASTRA_LEX_LENIENT | ASTRA_LEX_NO_DIRECTIVES, &lx);
+	t = xcalloc(lx.nr + 1, sizeof(*t));
+	for (i = 0; i < lx.nr; i++) {
+		t[i].p = e + lx.toks[i].off;
+		t[i].n = lx.toks[i].len;
+		t[i].ident = lx.toks[i].kind == ASTRA_LEX_IDENT;
 	}
 	*out = t;
-	return nr;
+	astra_lexed_release(&lx);
+	return i;
 }
 
 static int ltok_is(const struct ltok *t, char c)

@@ -1247,9 +1247,12 @@ int astra_pragma_check(const struct astra_pragma *p, const char *file,
 	struct checker C;
 	struct astra_pos top;
 	size_t i, j;
+	int by_capture;
 
 	if (p->flags & ASTRA_PRAGMA_OFF)
 		return 0;
+	/* Described by a capture (doc/capture.md): what is missing comes from the captured launches. */
+	by_capture = astra_pragma_by_capture(p);
 	memset(&C, 0, sizeof(C));
 	C.p = p;
 	C.file = file;
@@ -1273,7 +1276,7 @@ int astra_pragma_check(const struct astra_pragma *p, const char *file,
 		else if (!param_is_ptr[k])
 			complain(&C, p->buffers[i].pos, "buffer '%s' is not a pointer parameter", p->buffers[i].name);
 	}
-	for (i = 0; i < nr_params; i++)
+	for (i = 0; i < nr_params && !by_capture; i++)
 		if (param_is_ptr[i] && param_names[i] && param_names[i][0] && !astra_pragma_buffer(p, param_names[i]))
 			complain(&C, top, "pointer parameter '%s' has no element count; expected buffers(%s[count])",
 				 param_names[i], param_names[i]);
@@ -1285,7 +1288,7 @@ int astra_pragma_check(const struct astra_pragma *p, const char *file,
 			complain(&C, p->output_pos[i], "output '%s' points to const data, so the kernel cannot write it",
 				 p->outputs[i]);
 	}
-	if (!p->nr_outputs) {
+	if (!p->nr_outputs && !by_capture) {
 		struct astra_buf b = ASTRA_BUF_INIT;
 		for (i = 0; i < nr_params; i++)
 			if (param_is_ptr[i] == 1 && param_names[i] && param_names[i][0])
@@ -1314,7 +1317,7 @@ int astra_pragma_check(const struct astra_pragma *p, const char *file,
 		}
 	for (i = 0; i < nr_params; i++) {
 		const char *nm = param_names[i];
-		if (param_is_ptr[i] || !nm || !nm[0] || astra_assign_get(&p->scalars, nm))
+		if (param_is_ptr[i] || !nm || !nm[0] || astra_assign_get(&p->scalars, nm) || by_capture)
 			continue;
 		if (!p->nr_shapes) {
 			complain(&C, top, "scalar parameter '%s' has no value; expected shapes(%s=...) or scalars(%s=...)",
@@ -1328,14 +1331,14 @@ int astra_pragma_check(const struct astra_pragma *p, const char *file,
 			}
 	}
 
-	if (!p->grid || !p->block)
+	if ((!p->grid || !p->block) && !by_capture)
 		complain(&C, p->grid || p->block ? p->launch_pos : top,
 			 "no launch geometry; expected launch(grid=..., block=...)");
 
 	/* Templates: every instantiation gives every template parameter. */
 	if (!nr_tmpl && p->nr_types)
 		complain(&C, p->types[0].pos, "types() is given, but the kernel is not a template");
-	if (nr_tmpl && !p->nr_types) {
+	if (nr_tmpl && !p->nr_types && !by_capture) {
 		struct astra_buf b = ASTRA_BUF_INIT;
 		for (i = 0; i < nr_tmpl; i++)
 			if (!tmpl_optional || !tmpl_optional[i])
@@ -1363,6 +1366,12 @@ int astra_pragma_check(const struct astra_pragma *p, const char *file,
 			complain(&C, p->tolerances[i].pos, "tolerance of '%s': not one of the outputs",
 				 p->tolerances[i].name);
 	return C.bad ? -1 : 0;
+}
+
+int astra_pragma_by_capture(const struct astra_pragma *p)
+{
+	return !(p->flags & ASTRA_PRAGMA_OFF) && !p->nr_shapes && !p->nr_buffers && !p->grid && !p->block &&
+	       !p->shmem;
 }
 
 /* ------------------------------------------------------------ canonical form */

@@ -160,7 +160,8 @@ int astra_pragma_parse(struct astra_pragma *p, const char *text, const char *fil
  * outputs are given and do not point to const, each scalar parameter gets
  * a value (from every shape, or from scalars), a launch geometry is given,
  * a template gets types() for its parameters without defaults and a
- * non-template none,
+ * non-template none (of these, only what is given is checked when the
+ * pragma is left to a capture: astra_pragma_by_capture),
  * range() and tolerance() name parameters and outputs.  A pragma with
  * `off` is not checked.  Diagnostics point at the offending clause item
  * (or the pragma's first line).  Returns 0 or -1.
@@ -174,6 +175,17 @@ int astra_pragma_check(const struct astra_pragma *p, const char *file,
 		       char *const *param_names, const int *param_is_ptr, size_t nr_params,
 		       char *const *tmpl_names, const int *tmpl_optional, size_t nr_tmpl,
 		       struct astra_diags *diags);
+
+/*
+ * Does the pragma leave the kernel's description to a capture
+ * (doc/capture.md)?  True when it gives none of shapes(), buffers() and
+ * launch(): `#pragma astra optimize` alone, or with clauses no run can
+ * show (outputs, noalias, tolerance, range, tune, flops, bytes, types).
+ * astra_pragma_check() then does not ask for what a capture supplies
+ * (element counts, outputs, scalar values, the launch, types), and the
+ * test shapes come from the kernel's captured launches.
+ */
+int astra_pragma_by_capture(const struct astra_pragma *p);
 
 /*
  * Canonical text of the pragma (for the key and for --list-kernels): one

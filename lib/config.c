@@ -67,6 +67,11 @@ static const struct item {
 	[ASTRA_CFG_TRUSTED_GROUP] = { "trusted_group", "ASTRA_CC_TRUSTED_GROUP", T_STR, "" },
 	[ASTRA_CFG_UMASK] = { "umask", "ASTRA_CC_UMASK", T_UMASK, "" },
 	[ASTRA_CFG_SANDBOX] = { "sandbox", "ASTRA_CC_SANDBOX", T_BOOL, "true" },
+	[ASTRA_CFG_CAPTURE] = { "capture", "ASTRA_CC_CAPTURE", T_BOOL, "false" },
+	[ASTRA_CFG_CAPTURE_DATA] = { "capture_data", "ASTRA_CC_CAPTURE_DATA", T_BOOL, "false" },
+	[ASTRA_CFG_CAPTURE_DATA_MAX] = { "capture_data_max", "ASTRA_CC_CAPTURE_DATA_MAX", T_SIZE, "256M" },
+	[ASTRA_CFG_CAPTURE_SHAPES] = { "capture_shapes", "ASTRA_CC_CAPTURE_SHAPES", T_INT, "64" },
+	[ASTRA_CFG_CAPTURE_TEST_SHAPES] = { "capture_test_shapes", "ASTRA_CC_CAPTURE_TEST_SHAPES", T_INT, "6" },
 };
 
 static struct value {

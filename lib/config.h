@@ -64,6 +64,11 @@ enum astra_cfg {
 	ASTRA_CFG_TRUSTED_GROUP,   /* a group whose members' cache files are trusted (lib/trust.h) */
 	ASTRA_CFG_UMASK,           /* octal umask for what astra-cc creates in the cache */
 	ASTRA_CFG_SANDBOX,         /* bool: test programs run in a sandbox (verify/sandbox.h) */
+	ASTRA_CFG_CAPTURE,         /* bool: a capture build (launch sites record their launches) */
+	ASTRA_CFG_CAPTURE_DATA,    /* bool: a capture build also keeps the inputs of each new shape */
+	ASTRA_CFG_CAPTURE_DATA_MAX, /* bytes of captured inputs per kernel (size) */
+	ASTRA_CFG_CAPTURE_SHAPES,  /* distinct shapes a capture keeps per kernel */
+	ASTRA_CFG_CAPTURE_TEST_SHAPES, /* captured shapes the verifier tests per kernel */
 	ASTRA_CFG__COUNT
 };
 

@@ -111,15 +111,18 @@ char *astra_locate_nvcc(int skip_configured, const char **why)
 		char *c = astra_which(configured);
 		if (usable(c))
 			return c;
-		free(c);
 		/*
 		 * No fallback to PATH: whoever set it meant that nvcc, and another
 		 * one may be another CUDA version, building other code without a
-		 * word (doc/astra-cc.1, the nvcc setting).
+		 * word (doc/astra-cc.1, the nvcc setting).  A setting naming
+		 * astra-cc itself (a symlink called nvcc) says so: it is an
+		 * executable, and "not an executable nvcc" would puzzle.
 		 */
-		snprintf(msg, sizeof(msg), "the nvcc setting (%s) names %s, which is not an executable nvcc; "
+		snprintf(msg, sizeof(msg), "the nvcc setting (%s) names %s, which is %s; "
 			 "astra-cc does not look for another one (unset it to search CUDA_HOME and PATH)",
-			 astra_config_origin(ASTRA_CFG_NVCC), configured);
+			 astra_config_origin(ASTRA_CFG_NVCC), configured,
+			 c && astra_is_self(c) ? "astra-cc itself, not the real nvcc" : "not an executable nvcc");
+		free(c);
 		*why = msg;
 		return NULL;
 	}

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -188,5 +189,111 @@ long astra_workspace_sweep(const char *prefix, long long age)
 	}
 	astra_vec_clear(&names);
 	close(tfd);
+	return removed;
+}
+
+/*
+ * Take NAME.lock in the directory dfd without waiting, as the workspace's
+ * owner does (passes/substitute.c, take_lock): open or create it, flock
+ * it, and check that the name still names the file locked (the owner
+ * removes it on release).  The descriptor, or -1 when it is held or
+ * cannot be had.
+ */
+static int try_lock_at(int dfd, const char *lock)
+{
+	struct stat a, b;
+	int f = openat(dfd, lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (f < 0)
+		return -1;
+	if (flock(f, LOCK_EX | LOCK_NB) == 0 && fstat(f, &a) == 0 && S_ISREG(a.st_mode) &&
+	    fstatat(dfd, lock, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return f;
+	close(f);
+	return -1;
+}
+
+static int ends_with_lock(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 5 && !strcmp(name + n - 5, ".lock");
+}
+
+long astra_workspace_sweep_locked(const char *parent, long long age)
+{
+	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), dfd;
+	long long now = astra_time();
+	struct astra_vec names = ASTRA_VEC_INIT;
+	struct stat pst;
+	DIR *d;
+	struct dirent *de;
+	long removed = 0;
+	size_t i;
+
+	if (pfd < 0)
+		return 0;
+	/* Only the user's private parent: nobody else can have put anything there. */
+	if (fstat(pfd, &pst) < 0 || pst.st_uid != geteuid() || (pst.st_mode & 077)) {
+		close(pfd);
+		return 0;
+	}
+	dfd = dup(pfd);
+	d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		close(pfd);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			astra_vec_push(&names, de->d_name);
+	closedir(d);
+	for (i = 0; i < names.nr; i++) {
+		const char *name = names.v[i];
+		struct stat st;
+		char *lock;
+		int fd, lfd;
+
+		if (ends_with_lock(name)) {
+			/*
+			 * A lock whose directory is gone (killed between the two
+			 * removals): removed once old and free.
+			 */
+			size_t n = strlen(name) - 5;
+			char *base = xasprintf("%.*s", (int)n, name);
+			int gone = fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+			free(base);
+			if (gone && fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_uid == geteuid() && now - (long long)st.st_mtime >= age &&
+			    (lfd = try_lock_at(pfd, name)) >= 0) {
+				unlinkat(pfd, name, 0);
+				close(lfd);
+			}
+			continue;
+		}
+		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || now - newest(fd, &st) < age) {
+			close(fd);
+			continue;
+		}
+		/* Held: a compile is using it, however old its files look. */
+		lock = xasprintf("%s.lock", name);
+		lfd = try_lock_at(pfd, lock);
+		if (lfd >= 0) {
+			empty_dir(fd, 0);
+			if (unlinkat(pfd, name, AT_REMOVEDIR) == 0) {
+				removed++;
+				astra_trace(ASTRA_TRACE_DRIVER, "swept the stale workspace %s/%s", parent, name);
+			}
+			unlinkat(pfd, lock, 0);
+			close(lfd);
+		}
+		free(lock);
+		close(fd);
+	}
+	astra_vec_clear(&names);
+	close(pfd);
 	return removed;
 }

@@ -12,7 +12,9 @@
  * in the directory changed for `age` seconds), and only when the
  * directory is the user's own.  Removal never follows a symbolic link (a
  * link inside a workspace is removed, not what it points to) and never
- * leaves the workspace.
+ * leaves the workspace.  Named workspaces (a fixed name, reused by the
+ * next run under it) are swept the same way, their lock deciding whether
+ * one is in use (astra_workspace_sweep_locked).
  */
 #ifndef ASTRA_WORKSPACE_H
 #define ASTRA_WORKSPACE_H
@@ -42,5 +44,20 @@ int astra_workspace_remove(const char *dir);
  * many were removed.
  */
 long astra_workspace_sweep(const char *prefix, long long age);
+
+/*
+ * Named workspaces: directories with fixed names in a private parent
+ * directory of the user's (mode 0700, not a link), each NAME with a lock
+ * file NAME.lock beside it that its user holds (flock) while it works in
+ * it and removes with it (passes/substitute.c).  A killed process leaves
+ * both behind; a later run under the same name empties and reuses the
+ * directory, and this sweeps the ones nobody comes back to: every
+ * directory of the user's in parent unchanged for at least age seconds
+ * (as above) whose lock nobody holds, taking the lock while it removes the
+ * directory and the lock file; and lock files at least age seconds old
+ * whose directory is gone.  Nothing is done when parent is not private.
+ * Returns how many directories were removed.
+ */
+long astra_workspace_sweep_locked(const char *parent, long long age);
 
 #endif

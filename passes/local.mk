@@ -1,9 +1,25 @@
 ## passes/ - the build path: for an annotated compile, the keys, the
-## lookups, the miss policy (registered by the driver) and substitution.
+## lookups, the miss policy (registered by the driver), substitution, and
+## capture builds.
 
 libastra_a_SOURCES += \
+	passes/capture.c passes/capture.h \
 	passes/ccache.c passes/ccache.h \
 	passes/pipeline.c passes/pipeline.h \
 	passes/rewrite.c passes/rewrite.h \
 	passes/dispatch.c passes/dispatch.h \
 	passes/substitute.c passes/substitute.h
+
+# The recorder of capture builds is CUDA C++ kept as a real file and
+# embedded into astra-cc as a C string at build time (as verify/'s runtime).
+nodist_libastra_a_SOURCES += passes/capture-rt.c
+EXTRA_DIST += passes/capture-rt.cuh doc/capture.md
+CLEANFILES += passes/capture-rt.c
+BUILT_SOURCES += passes/capture-rt.c
+passes/capture-rt.c: $(srcdir)/passes/capture-rt.cuh
+	$(AM_V_GEN)$(MKDIR_P) passes && { \
+		echo '/* Generated from passes/capture-rt.cuh by passes/local.mk: do not edit. */'; \
+		echo '#include "passes/capture.h"'; \
+		echo 'const char astra_capture_runtime[] ='; \
+		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $(srcdir)/passes/capture-rt.cuh; \
+		echo ';'; } > $@-t && mv $@-t $@

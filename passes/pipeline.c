@@ -22,9 +22,11 @@
 #include "lib/log.h"
 #include "front/key.h"
 #include "cache/lock.h"
+#include "cache/capture.h"
 #include "cache/queue.h"
 #include "cache/stats.h"
 #include "cache/store.h"
+#include "passes/capture.h"
 #include "passes/dispatch.h"
 #include "passes/substitute.h"
 #include "front/extract.h"
@@ -246,6 +248,12 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 			/* Not optimized here (mode=use, no GPU, another architecture): later. */
 			if (!hit && !dry)
 				queue_for_warmup(cache, inv, k, key.hex, cc);
+			if (!hit && astra_pragma_by_capture(&k->pragma) && !astra_capture_present(cache, key.hex, cc))
+				astra_log(ASTRA_LOG_INFO,
+					  "%s:%u: kernel %s has no test description (`#pragma astra optimize` alone) and "
+					  "nothing is captured for %s: build with ASTRA_CC_CAPTURE=1 (or `astra-cc --capture "
+					  "-- <nvcc command>`), run the program once, then `astra-cc --warmup` (doc/capture.md)",
+					  k->file, k->line, k->name, archs.v[a]);
 			if (hit && e.verdict == ASTRA_VERDICT_FASTER && f->nr_ccs < ARRAY_SIZE(f->ccs)) {
 				/*
 				 * One variant (or variant set) per kernel: the
@@ -298,6 +306,11 @@ int astra_pipeline_compile(struct astra_invocation *inv)
 		goto out;
 	astra_stats_inc(ASTRA_STAT_ANNOTATED_COMPILES);
 	astra_stats_add(ASTRA_STAT_KERNELS_SEEN, (long long)tu.nr_kernels);
+	if (astra_config_bool(ASTRA_CFG_CAPTURE)) {
+		/* A capture build records launches and substitutes nothing (passes/capture.h). */
+		ret = astra_capture_compile(inv, &tu, NULL);
+		goto out;
+	}
 	found = xcalloc(tu.nr_kernels, sizeof(*found));
 	n = look_up(inv, &tu, found, 0);
 	if (n < 0) {

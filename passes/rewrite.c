@@ -4,10 +4,10 @@
  * This file needs to find a few things in C++ text that libclang has not
  * described: the kernel definition inside a variant (an optimizer's output,
  * never parsed by extract.c), the `<<<` and `>>>` of a launch site, the
- * template head of a kernel, and include directives.  A small scanner that
- * knows comments, string and character literals (raw strings included),
- * preprocessor lines and bracket nesting is enough for all of them and
- * keeps this module free of any foreign API.
+ * template head of a kernel, and include directives.  It reads them from
+ * front/lex.c's tokens (comments, string and character literals, raw
+ * strings included, preprocessor lines), through a cursor that keeps the
+ * walks below as simple as a scanner's.
  */
 #include "autoconfig.h"
 
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "front/lex.h"
 #include "passes/rewrite.h"
 
 /* ------------------------------------------------------------------ scanner */
@@ -34,84 +35,47 @@ struct ltok {
 	size_t start, end;
 };
 
+/*
+ * A cursor over front/lex.c's tokens of s[from, len): each punctuation
+ * character one token, unterminated literals and comments running to the
+ * end (a variant's text is not judged here).  Offsets are into s.  pos is
+ * the end of the token read last.
+ */
 struct lexer {
 	const char *s;
-	size_t len, pos;
-	int bol; /* only blanks since the last newline */
+	size_t len, base, pos;
+	struct astra_lexed toks;  /* shared by copies of the cursor; lex_close frees it */
+	size_t next;
 };
 
-static void lex_init(struct lexer *lx, const char *s, size_t len)
+static void lex_open(struct lexer *lx, const char *s, size_t from, size_t len)
 {
 	lx->s = s;
 	lx->len = len;
-	lx->pos = 0;
-	lx->bol = 1;
+	lx->base = from;
+	lx->pos = from;
+	lx->next = 0;
+	astra_lex(s + from, len - from, ASTRA_LEX_ONE_CHAR | ASTRA_LEX_LENIENT, &lx->toks);
 }
 
-/* Length of a backslash-newline at p (0 if none). */
-static size_t splice_at(const struct lexer *lx, size_t p)
+static void lex_close(struct lexer *lx)
 {
-	if (p < lx->len && lx->s[p] == '\\') {
-		if (p + 1 < lx->len && lx->s[p + 1] == '\n')
-			return 2;
-		if (p + 2 < lx->len && lx->s[p + 1] == '\r' && lx->s[p + 2] == '\n')
-			return 3;
+	astra_lexed_release(&lx->toks);
+}
+
+/* Move the cursor to the first token that starts at or after off. */
+static void lex_seek(struct lexer *lx, size_t off)
+{
+	size_t lo = 0, hi = lx->toks.nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (lx->base + lx->toks.toks[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return 0;
-}
-
-static int ident_char(int c)
-{
-	return isalnum(c) || c == '_' || c == '$' || (c & 0x80);
-}
-
-/* Skip a quoted literal starting at the quote at p; returns the end. */
-static size_t skip_quoted(const struct lexer *lx, size_t p)
-{
-	char q = lx->s[p++];
-	while (p < lx->len && lx->s[p] != q && lx->s[p] != '\n') {
-		if (lx->s[p] == '\\' && p + 1 < lx->len)
-			p++;
-		p++;
-	}
-	return p < lx->len && lx->s[p] == q ? p + 1 : p;
-}
-
-/* Raw string R"delim( ... )delim" with p at the opening quote. */
-static size_t skip_raw(const struct lexer *lx, size_t p)
-{
-	size_t d = ++p, n;
-	while (p < lx->len && lx->s[p] != '(' && p - d < 16)
-		p++;
-	if (p >= lx->len || lx->s[p] != '(')
-		return p;
-	n = p - d;
-	for (p++; p < lx->len; p++)
-		if (lx->s[p] == ')' && p + 1 + n < lx->len && !memcmp(lx->s + p + 1, lx->s + d, n) &&
-		    lx->s[p + 1 + n] == '"')
-			return p + 2 + n;
-	return lx->len;
-}
-
-/* Skip a comment at p (which starts with / followed by / or *). */
-static size_t skip_comment(const struct lexer *lx, size_t p)
-{
-	if (lx->s[p + 1] == '/') {
-		while (p < lx->len && lx->s[p] != '\n') {
-			size_t sp = splice_at(lx, p);
-			p += sp ? sp : 1;
-		}
-		return p;
-	}
-	for (p += 2; p + 1 < lx->len; p++)
-		if (lx->s[p] == '*' && lx->s[p + 1] == '/')
-			return p + 2;
-	return lx->len;
-}
-
-static int is_comment(const struct lexer *lx, size_t p)
-{
-	return lx->s[p] == '/' && p + 1 < lx->len && (lx->s[p + 1] == '/' || lx->s[p + 1] == '*');
+	lx->next = lo;
+	lx->pos = off;
 }
 
 static int tok_is(const struct lexer *lx, const struct ltok *t, const char *text)
@@ -122,93 +86,28 @@ static int tok_is(const struct lexer *lx, const struct ltok *t, const char *text
 
 static int lex_next(struct lexer *lx, struct ltok *t)
 {
-	const char *s = lx->s;
-	size_t p = lx->pos;
+	static const enum lk kinds[] = {
+		[ASTRA_LEX_IDENT] = LK_IDENT,   [ASTRA_LEX_NUMBER] = LK_NUMBER, [ASTRA_LEX_STRING] = LK_STRING,
+		[ASTRA_LEX_CHAR] = LK_CHAR,     [ASTRA_LEX_PUNCT] = LK_PUNCT,   [ASTRA_LEX_PP] = LK_DIRECTIVE,
+		[ASTRA_LEX_COMMENT] = LK_EOF,
+	};
+	const struct astra_lex_tok *x;
 
-	for (;;) {
-		size_t sp;
-		if (p >= lx->len) {
-			t->kind = LK_EOF;
-			t->start = t->end = lx->len;
-			lx->pos = p;
-			return LK_EOF;
-		}
-		if (s[p] == '\n') {
-			lx->bol = 1;
-			p++;
-		} else if (s[p] == ' ' || s[p] == '\t' || s[p] == '\r' || s[p] == '\f' || s[p] == '\v') {
-			p++;
-		} else if ((sp = splice_at(lx, p)) != 0) {
-			p += sp;
-		} else if (is_comment(lx, p)) {
-			p = skip_comment(lx, p);
-		} else {
-			break;
-		}
+	if (lx->next >= lx->toks.nr) {
+		t->kind = LK_EOF;
+		t->start = t->end = lx->len;
+		lx->pos = lx->len;
+		return LK_EOF;
 	}
-	t->start = p;
-	if (s[p] == '#' && lx->bol) {
-		/* A directive runs to the first newline that is not spliced. */
-		while (p < lx->len && s[p] != '\n') {
-			size_t sp = splice_at(lx, p);
-			if (sp)
-				p += sp;
-			else if (is_comment(lx, p) && s[p + 1] == '*')
-				p = skip_comment(lx, p);
-			else if (is_comment(lx, p))
-				break;
-			else if (s[p] == '"' || s[p] == '\'')
-				p = skip_quoted(lx, p);
-			else
-				p++;
-		}
-		t->kind = LK_DIRECTIVE;
-		t->end = p;
-		lx->pos = p;
-		return t->kind;
-	}
-	lx->bol = 0;
-	if (ident_char((unsigned char)s[p]) && !isdigit((unsigned char)s[p])) {
-		size_t b = p;
-		while (p < lx->len && ident_char((unsigned char)s[p]))
-			p++;
-		if (p < lx->len && (s[p] == '"' || s[p] == '\'')) {
-			size_t n = p - b;
-			int raw = s[p - 1] == 'R' && s[p] == '"' &&
-				  (n == 1 || (n == 2 && strchr("uUL", s[b])) || (n == 3 && !memcmp(s + b, "u8", 2)));
-			int prefix = (n == 1 && strchr("uUL", s[b])) || (n == 2 && !memcmp(s + b, "u8", 2));
-			if (raw) {
-				t->kind = LK_STRING;
-				t->end = lx->pos = skip_raw(lx, p);
-				return t->kind;
-			}
-			if (prefix) {
-				t->kind = s[p] == '"' ? LK_STRING : LK_CHAR;
-				t->end = lx->pos = skip_quoted(lx, p);
-				return t->kind;
-			}
-		}
-		t->kind = LK_IDENT;
-	} else if (isdigit((unsigned char)s[p]) ||
-		   (s[p] == '.' && p + 1 < lx->len && isdigit((unsigned char)s[p + 1]))) {
-		while (p < lx->len) {
-			char c = s[p];
-			if ((c == '+' || c == '-') && strchr("eEpP", s[p - 1]))
-				p++;
-			else if (isalnum((unsigned char)c) || c == '_' || c == '.' || c == '\'')
-				p++;
-			else
-				break;
-		}
-		t->kind = LK_NUMBER;
-	} else if (s[p] == '"' || s[p] == '\'') {
-		t->kind = s[p] == '"' ? LK_STRING : LK_CHAR;
-		p = skip_quoted(lx, p);
-	} else {
-		t->kind = LK_PUNCT;
-		p++;
-	}
-	t->end = lx->pos = p;
+	x = &lx->toks.toks[lx->next++];
+	t->kind = kinds[x->kind];
+	t->start = lx->base + x->off;
+	t->end = t->start + x->len;
+	if (t->kind == LK_DIRECTIVE)
+		/* the lexer trims the blanks before the newline; the directive's line keeps them */
+		while (t->end < lx->len && (lx->s[t->end] == ' ' || lx->s[t->end] == '\t' || lx->s[t->end] == '\r'))
+			t->end++;
+	lx->pos = t->end;
 	return t->kind;
 }
 
@@ -255,18 +154,14 @@ struct kdef {
 	size_t end;        /* after the closing '}' */
 };
 
-/*
- * Find the definition of the __global__ function `name` in s.  Returns the
- * number of such definitions (the caller wants exactly one).
- */
-static int find_kernel_def(const char *s, size_t len, const char *name, struct kdef *out)
+/* find_kernel_def over an open cursor. */
+static int find_kernel_def_in(struct lexer *lxp, const char *name, struct kdef *out)
 {
-	struct lexer lx;
+	struct lexer lx = *lxp; /* a copy of the cursor: the tokens stay lxp's */
 	struct ltok t;
 	size_t boundary = 0; /* after the last top-level ; } or directive */
 	int depth = 0, found = 0;
 
-	lex_init(&lx, s, len);
 	while (lex_next(&lx, &t) != LK_EOF) {
 		if (t.kind == LK_DIRECTIVE) {
 			if (depth == 0)
@@ -292,11 +187,9 @@ static int find_kernel_def(const char *s, size_t len, const char *name, struct k
 			int ok = 0;
 			/* The first token of this declaration. */
 			{
-				struct lexer b;
+				struct lexer b = lx;
 				struct ltok bt;
-				lex_init(&b, s, len);
-				b.pos = boundary;
-				b.bol = boundary == 0 || s[boundary - 1] == '\n';
+				lex_seek(&b, boundary);
 				lex_next(&b, &bt);
 				while (bt.kind == LK_DIRECTIVE && bt.end <= t.start)
 					lex_next(&b, &bt);
@@ -363,6 +256,20 @@ static int find_kernel_def(const char *s, size_t len, const char *name, struct k
 }
 
 /*
+ * Find the definition of the __global__ function `name` in s.  Returns the
+ * number of such definitions (the caller wants exactly one).
+ */
+static int find_kernel_def(const char *s, size_t len, const char *name, struct kdef *out)
+{
+	struct lexer lx;
+	int found;
+	lex_open(&lx, s, 0, len);
+	found = find_kernel_def_in(&lx, name, out);
+	lex_close(&lx);
+	return found;
+}
+
+/*
  * Copy of text with every `#pragma astra` line blanked (its newlines kept,
  * so that line numbers do not move).
  */
@@ -373,7 +280,7 @@ static char *blank_astra_pragmas(const char *s, size_t len)
 	struct ltok t;
 	size_t last = 0;
 
-	lex_init(&lx, s, len);
+	lex_open(&lx, s, 0, len);
 	while (lex_next(&lx, &t) != LK_EOF) {
 		const char *p;
 		size_t i;
@@ -387,7 +294,7 @@ static char *blank_astra_pragmas(const char *s, size_t len)
 		p += 6;
 		while (*p == ' ' || *p == '\t')
 			p++;
-		if (strncmp(p, "astra", 5) || ident_char((unsigned char)p[5]))
+		if (strncmp(p, "astra", 5) || astra_lex_ident_char((unsigned char)p[5]))
 			continue;
 		astra_buf_add(&b, s + last, t.start - last);
 		for (i = t.start; i < t.end; i++)
@@ -395,6 +302,7 @@ static char *blank_astra_pragmas(const char *s, size_t len)
 				astra_buf_addch(&b, '\n');
 		last = t.end;
 	}
+	lex_close(&lx);
 	astra_buf_add(&b, s + last, len - last);
 	return astra_buf_detach(&b, NULL);
 }
@@ -562,26 +470,30 @@ static char *template_head(const struct astra_kernel *k)
 	struct lexer lx;
 	struct ltok t;
 	int depth = 0;
-	size_t len = strlen(k->text);
+	char *head = NULL;
 
-	lex_init(&lx, k->text, len);
+	lex_open(&lx, k->text, 0, strlen(k->text));
 	if (lex_next(&lx, &t) != LK_IDENT || !tok_is(&lx, &t, "template"))
-		return NULL;
+		goto out;
 	if (lex_next(&lx, &t) != LK_PUNCT || !punct(&lx, &t, '<'))
-		return NULL;
+		goto out;
 	depth = 1;
 	while (lex_next(&lx, &t) != LK_EOF) {
 		if (punct(&lx, &t, '(') || punct(&lx, &t, '[') || punct(&lx, &t, '{')) {
 			if (skip_group(&lx) < 0)
-				return NULL;
+				goto out;
 			continue;
 		}
-		if (punct(&lx, &t, '<'))
+		if (punct(&lx, &t, '<')) {
 			depth++;
-		else if (punct(&lx, &t, '>') && --depth == 0)
-			return xstrndup(k->text, t.end);
+		} else if (punct(&lx, &t, '>') && --depth == 0) {
+			head = xstrndup(k->text, t.end);
+			break;
+		}
 	}
-	return NULL;
+out:
+	lex_close(&lx);
+	return head;
 }
 
 /* "<T, N, Ts...>" for forwarding the template parameters, or "". */
@@ -1043,15 +955,13 @@ struct site {
 	size_t paren;            /* the '(' of the arguments */
 };
 
-static int parse_site(const char *s, size_t start, size_t end, const char *kname, struct site *out)
+static int parse_site_in(struct lexer *lxp, const char *kname, struct site *out)
 {
-	struct lexer lx;
+	struct lexer lx = *lxp; /* a copy of the cursor: the tokens stay lxp's */
+	const char *s = lx.s;
 	struct ltok t;
 	int found_name = 0, depth = 0;
 
-	lex_init(&lx, s, end);
-	lx.pos = start;
-	lx.bol = 0;
 	/* The callee, up to <<<. */
 	for (;;) {
 		if (lex_next(&lx, &t) == LK_EOF || t.kind == LK_DIRECTIVE)
@@ -1066,7 +976,7 @@ static int parse_site(const char *s, size_t start, size_t end, const char *kname
 	}
 	if (!found_name)
 		return -1;
-	lx.pos = t.start + 3;
+	lex_seek(&lx, t.start + 3);
 	out->nr_cfg = 0;
 	out->cfg[out->nr_cfg++] = lx.pos;
 	for (;;) {
@@ -1090,11 +1000,22 @@ static int parse_site(const char *s, size_t start, size_t end, const char *kname
 	out->cfg[out->nr_cfg] = t.start;
 	if (out->nr_cfg < 2)
 		return -1;
-	lx.pos = t.start + 3;
+	lex_seek(&lx, t.start + 3);
 	if (lex_next(&lx, &t) != LK_PUNCT || !punct(&lx, &t, '('))
 		return -1;
 	out->paren = t.start;
 	return 0;
+}
+
+/* Read the launch site s[start, end) of kernel kname. */
+static int parse_site(const char *s, size_t start, size_t end, const char *kname, struct site *out)
+{
+	struct lexer lx;
+	int rc;
+	lex_open(&lx, s, start, end);
+	rc = parse_site_in(&lx, kname, out);
+	lex_close(&lx);
+	return rc;
 }
 
 int astra_rewrite_in_main(const struct astra_tu *tu, const struct astra_kernel *k)
@@ -1209,7 +1130,7 @@ void astra_increfs_scan(struct astra_increfs *inc, const char *src, size_t len)
 	struct ltok t;
 
 	memset(inc, 0, sizeof(*inc));
-	lex_init(&lx, src, len);
+	lex_open(&lx, src, 0, len);
 	while (lex_next(&lx, &t) != LK_EOF) {
 		size_t p;
 		if (t.kind != LK_DIRECTIVE)
@@ -1221,7 +1142,7 @@ void astra_increfs_scan(struct astra_increfs *inc, const char *src, size_t len)
 		if (t.end - p < 7 || memcmp(src + p, "include", 7))
 			continue;
 		p += 7;
-		if (p < t.end && ident_char((unsigned char)src[p]))
+		if (p < t.end && astra_lex_ident_char((unsigned char)src[p]))
 			continue; /* include_next (searches after the includer's directory) or another word */
 		while (p < t.end && (src[p] == ' ' || src[p] == '\t' || src[p] == '\\' || src[p] == '\r' ||
 				     src[p] == '\n'))
@@ -1236,6 +1157,7 @@ void astra_increfs_scan(struct astra_increfs *inc, const char *src, size_t len)
 		}
 		inc->computed++;
 	}
+	lex_close(&lx);
 }
 
 void astra_increfs_release(struct astra_increfs *inc)

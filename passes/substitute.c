@@ -435,11 +435,19 @@ static int ws_open_named(struct workspace *ws, const char *tmp, const char *cwd,
 	return 0;
 }
 
+long astra_subst_sweep_workspaces(long long age)
+{
+	char *parent = xasprintf("%s/astra-cc-%ld", astra_workspace_tmpdir(), (long)getuid());
+	long n = astra_workspace_sweep_locked(parent, age);
+	free(parent);
+	return n + astra_workspace_sweep(ASTRA_SUBST_WORKSPACE, age);
+}
+
 /*
  * Sweep the workspaces of substituted compiles that were killed (kill -9
- * leaves them; astra_workspace_sweep), at most once an hour: a stamp in
- * the cache directory says when it last happened, so that a build does not
- * read TMPDIR on every compile (24 ms for 20,000 entries here).
+ * leaves them; astra_subst_sweep_workspaces), at most once an hour: a
+ * stamp in the cache directory says when it last happened, so that a build
+ * does not read TMPDIR on every compile (24 ms for 20,000 entries here).
  */
 static void sweep_stale_workspaces(void)
 {
@@ -454,7 +462,7 @@ static void sweep_stale_workspaces(void)
 	    (s->ops->head(s, ASTRA_SUBST_SWEEP_STAMP, &st) == 0 ||
 	     st.mtime / 1000000000LL < astra_time() - 3600) &&
 	    s->ops->put(s, ASTRA_SUBST_SWEEP_STAMP, "", 0) == 0)
-		astra_workspace_sweep(ASTRA_SUBST_WORKSPACE, ASTRA_WORKSPACE_STALE);
+		astra_subst_sweep_workspaces(ASTRA_WORKSPACE_STALE);
 	s->ops->close(s);
 }
 
@@ -988,6 +996,8 @@ static int prepare(struct job *j, const struct astra_subst_opts *opts, char **ma
 				    s->kernel->name);
 		}
 	}
+	if (opts && opts->edit_main && opts->edit_main(&e, tu, opts->edit_data) < 0)
+		goto out;
 	if (astra_edits_apply(&e, tu->text, tu->len, tu->path, &out) < 0)
 		goto out;
 
@@ -1089,7 +1099,7 @@ int astra_subst_compile(struct astra_invocation *inv, const struct astra_tu *tu,
 	astra_pathmap_init(&j.map);
 	astra_vec_init(&j.idirs);
 
-	if (!nr || inv->cl.reason || inv->cl.input_argi < 0) {
+	if ((!nr && !(opts && opts->edit_main)) || inv->cl.reason || inv->cl.input_argi < 0) {
 		error("substitute: not a single-file compile");
 		goto out;
 	}

@@ -60,6 +60,13 @@
 struct astra_subst_opts {
 	/* Also copy the rewritten sources into this directory (inspection). */
 	const char *save_dir;
+	/*
+	 * More edits of the main file, added after the substitutions' (a
+	 * capture build's launchers, passes/capture.h); returns 0 or -1.  With
+	 * it, astra_subst_compile() also runs when nr is 0.
+	 */
+	int (*edit_main)(struct astra_edits *e, const struct astra_tu *tu, void *data);
+	void *edit_data;
 };
 
 /*
@@ -113,12 +120,23 @@ void astra_subst_map_text(const char *text, size_t len, const struct astra_pathm
 char *astra_subst_default_depfile(const struct astra_cmdline *cl);
 
 /*
- * The workspace of a substituted compile: TMPDIR/astra-cc.XXXXXX (see
- * lib/workspace.h), removed afterwards; those of killed compiles are swept
- * once they are a day old, at most once an hour (the stamp is a file of
- * the cache directory's) and by astra-cc --cleanup.
+ * The workspace of a substituted compile: TMPDIR/astra-cc-UID/DIGEST, named
+ * after the command, with its lock DIGEST.lock (a killed compile's is
+ * emptied and reused by the next run of the same command), or, when that
+ * one is in use or cannot be had, TMPDIR/astra-cc.XXXXXX (see
+ * lib/workspace.h); removed afterwards.  Those of killed compiles are
+ * swept once they are a day old (a named one only when its lock is free),
+ * at most once an hour (the stamp is a file of the cache directory's) and
+ * by astra-cc --cleanup.
  */
 #define ASTRA_SUBST_WORKSPACE "astra-cc."
 #define ASTRA_SUBST_SWEEP_STAMP "workspaces-swept"
+
+/*
+ * Sweep both kinds of workspaces of killed compiles unchanged for age
+ * seconds (astra_workspace_sweep_locked, astra_workspace_sweep).  Returns
+ * how many were removed.
+ */
+long astra_subst_sweep_workspaces(long long age);
 
 #endif

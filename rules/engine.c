@@ -298,6 +298,31 @@ int astra_rk_params_only(const struct astra_rk *rk, const char *expr)
 	return ok;
 }
 
+const char *astra_rk_dep_naming(const struct astra_rk *rk, const char *const *words, const char **word)
+{
+	size_t i;
+	for (i = 0; i < rk->k->nr_deps; i++) {
+		const char *p = rk->k->dep_texts ? rk->k->dep_texts[i] : NULL;
+		while (p && *p) {
+			size_t n = 0;
+			const char *const *w;
+			if (!(isalpha((unsigned char)*p) || *p == '_')) {
+				p++;
+				continue;
+			}
+			while (isalnum((unsigned char)p[n]) || p[n] == '_')
+				n++;
+			for (w = words; *w; w++)
+				if (strlen(*w) == n && !memcmp(p, *w, n)) {
+					*word = *w;
+					return rk->k->deps[i];
+				}
+			p += n;
+		}
+	}
+	return NULL;
+}
+
 long astra_rk_block_literal(const struct astra_rk *rk)
 {
 	const char *s = rk->block;

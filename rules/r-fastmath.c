@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "front/lex.h"
 #include "rules/facts.h"
 #include "rules/helpers.h"
 #include "rules/rule.h"
@@ -82,25 +83,27 @@ static const struct astra_expr *sqrt_arg(struct fm *fm, const struct astra_expr 
 	return NULL;
 }
 
-/* Where a statement ending at `at` ends its line: after a comment that closes on that line. */
+/*
+ * Where a statement ending at `at` ends its line: its newline when only
+ * blanks and comments that close on that line follow (front/lex.c tells),
+ * else at.
+ */
 static size_t after_line(const char *t, size_t len, size_t at)
 {
-	size_t p = at;
-	while (p < len && (t[p] == ' ' || t[p] == '\t'))
-		p++;
-	if (p + 1 < len && t[p] == '/' && t[p + 1] == '/') {
-		while (p < len && t[p] != '\n')
-			p++;
-	} else if (p + 1 < len && t[p] == '/' && t[p + 1] == '*') {
-		for (p += 2; p + 1 < len && !(t[p] == '*' && t[p + 1] == '/') && t[p] != '\n'; p++)
-			;
-		if (p + 1 >= len || t[p] != '*')
-			return at; /* a comment that goes on: insert before it */
-		p += 2;
-		while (p < len && (t[p] == ' ' || t[p] == '\t'))
-			p++;
-	}
-	return p < len && t[p] == '\n' ? p : at;
+	struct astra_lexed lx;
+	size_t eol = at, i;
+	int only_comments;
+
+	while (eol < len && t[eol] != '\n')
+		eol++;
+	if (eol >= len)
+		return at;
+	only_comments = astra_lex(t + at, eol - at, ASTRA_LEX_COMMENTS, &lx) == 0;
+	for (i = 0; only_comments && i < lx.nr; i++)
+		if (lx.toks[i].kind != ASTRA_LEX_COMMENT)
+			only_comments = 0;
+	astra_lexed_release(&lx);
+	return only_comments ? eol : at;
 }
 
 /*

@@ -16,8 +16,11 @@
  * copy per warp (an array of N, a slice of N of an array W times longer).  The launch: grid = (rows + warps - 1) / warps, the same
  * block.  Declines when the kernel assumes its block size anywhere else
  * (a literal 256 or 128 outside the trees and the shared arrays' sizes),
- * reads shared memory at another thread's index outside a tree, or is
- * warp-aware already (shuffles, warpSize, lanes).
+ * reads shared memory at another thread's index outside a tree, is
+ * warp-aware already (shuffles, warpSize, lanes), or calls a helper of its
+ * file that reads the thread or block index, synchronizes or shares memory
+ * (the helper would keep the old meaning: a block reduction would mix the
+ * block's rows).
  */
 #include "autoconfig.h"
 
@@ -193,6 +196,18 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 	if (!uses_row) {
 		astra_buf_adds(why, "the kernel does not index rows by blockIdx.x");
 		goto out;
+	}
+	{
+		/* A helper of the file that reads the geometry or works across the block keeps its old meaning. */
+		static const char *const geometry[] = { "threadIdx", "blockIdx", "blockDim", "gridDim", "__syncthreads",
+							"__shared__", "warpSize", "__syncwarp", "__shfl_sync",
+							"__shfl_xor_sync", "__shfl_down_sync", "__shfl_up_sync",
+							"__ballot_sync", "__activemask", "__any_sync", "__all_sync", NULL };
+		const char *w, *dep = astra_rk_dep_naming(rk, geometry, &w);
+		if (dep) {
+			astra_buf_addf(why, "the kernel uses %s, which uses %s: a warp per row would not rewrite it", dep, w);
+			goto out;
+		}
 	}
 	{
 		struct gtid_scan g = { &f, 0 };

@@ -144,6 +144,15 @@ int astra_rk_type_size(const struct astra_rk *rk, const char *type, int *min, in
  * of a variant must.
  */
 int astra_rk_params_only(const struct astra_rk *rk, const char *expr);
+/*
+ * Which of the names the kernel refers to that its file defines (functions,
+ * macros, globals, transitively: struct astra_kernel's deps) has a text
+ * naming one of words (whole identifiers, NULL-terminated): its name, and
+ * in *word the word; NULL when none.  A rule that rewrites what the
+ * thread and block indices mean in the kernel's body declines with it when
+ * a helper reads them too (the helper would keep the old meaning).
+ */
+const char *astra_rk_dep_naming(const struct astra_rk *rk, const char *const *words, const char **word);
 /* The block size when it is an integer literal, else 0. */
 long astra_rk_block_literal(const struct astra_rk *rk);
 /* The block size at the shape with the most data (literal or chosen per launch), else 0. */

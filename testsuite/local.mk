@@ -108,6 +108,10 @@ testsuite_helpers_cache_tool_LDADD = $(ASTRA_LIBS)
 check_PROGRAMS += testsuite/helpers/put-variant
 testsuite_helpers_put_variant_SOURCES = testsuite/helpers/put-variant.c
 testsuite_helpers_put_variant_LDADD = $(ASTRA_LIBS)
+# The benchmark's pragmas as C++ macros, read by front/ (bench/gen-pragmas runs it).
+check_PROGRAMS += testsuite/helpers/gen-pragmas
+testsuite_helpers_gen_pragmas_SOURCES = testsuite/helpers/gen-pragmas.c
+testsuite_helpers_gen_pragmas_LDADD = $(ASTRA_LIBS)
 
 EXTRA_DIST += testsuite/lib testsuite/cases testsuite/projects testsuite/fuzz/corpus testsuite/verify
 

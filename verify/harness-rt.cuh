@@ -390,8 +390,13 @@ template <> struct ElemSize<void> { static const size_t value = 1; };
 
 /* ----------------------------------------------------------------- a case */
 
-enum Dist { D_UNIFORM, D_NORMAL, D_WIDE, D__COUNT };
-static const char *const dist_names[] = { "uniform", "normal", "wide" };
+/*
+ * The distributions drawn from, then D_CAPTURED, which is not drawn:
+ * buffers with captured inputs (Case::data) are read from their files, the
+ * others get uniform values.
+ */
+enum Dist { D_UNIFORM, D_NORMAL, D_WIDE, D__COUNT, D_CAPTURED = D__COUNT };
+static const char *const dist_names[] = { "uniform", "normal", "wide", "captured" };
 /* The check phase's trials, in order (the "start" event announces them). */
 static const int check_dists[] = { D_UNIFORM, D_NORMAL, D_WIDE, D_UNIFORM };
 
@@ -405,6 +410,7 @@ struct BufSpec {
 	bool ranged;
 	double lo, hi;
 	double rtol, atol;
+	std::string data;   /* a file with captured inputs (a capture's data object), or "" */
 	size_t bytes() const { return count * elem_size; }
 	size_t nlanes() const { return count * (size_t)lanes; }
 };
@@ -475,6 +481,20 @@ struct Case {
 				b.lo = std::min(lo, hi);
 				b.hi = std::max(lo, hi);
 			}
+	}
+	/* data(name, file): the buffer's inputs as a program launched it (doc/capture.md). */
+	void data(const char *name, const char *file)
+	{
+		for (BufSpec &b : bufs)
+			if (b.name == name)
+				b.data = file;
+	}
+	bool has_data() const
+	{
+		for (const BufSpec &b : bufs)
+			if (!b.data.empty())
+				return true;
+		return false;
 	}
 	/* tolerance([name:] rtol, atol); name NULL: every output. Negative: keep. */
 	void tolerance(const char *name, double rtol, double atol)
@@ -971,6 +991,13 @@ private:
 	double watchdog_ = 5.0;
 	uint64_t seed_ = 0x5eedULL;
 	double target_ms_ = 25.0;
+	/*
+	 * Every copy, memset and launch goes on this stream, which is
+	 * non-blocking: it does not wait for the legacy default stream, where
+	 * cudaMemcpy and cudaMemset put their work and return before a
+	 * device-to-device copy (or a host-to-device one's DMA, or a memset)
+	 * is done.  Work there would race with the kernels here.
+	 */
 	cudaStream_t stream_ = nullptr;
 	unsigned long long *dflag_ = nullptr;   /* device scratch for checks */
 	unsigned char *flush_ = nullptr;
@@ -994,6 +1021,7 @@ private:
 	void free_set(std::vector<DevBuf> &set);
 	void layout(const Case &c, std::vector<DevBuf> &set, int misalign);
 	void generate(const BufSpec &b, int dist, uint64_t seed, unsigned char *dev, std::vector<unsigned char> *host);
+	bool load(int ci, const BufSpec &b, unsigned char *dev, std::vector<unsigned char> *host);
 	bool run_one(int ci, const Trial &t, int v, std::vector<DevBuf> &set,
 		     const std::vector<unsigned char *> &pristine,
 		     std::vector<std::vector<unsigned char> > &out);
@@ -1136,7 +1164,8 @@ void Program::generate(const BufSpec &b, int dist, uint64_t seed, unsigned char 
 		std::vector<unsigned char> tmp;
 		std::vector<unsigned char> &h = host ? *host : tmp;
 		fill(h, b, dist, seed);
-		RT_CUDA(cudaMemcpy(dev, h.data(), h.size(), cudaMemcpyHostToDevice));
+		RT_CUDA(cudaMemcpyAsync(dev, h.data(), h.size(), cudaMemcpyHostToDevice, stream_));
+		RT_CUDA(cudaStreamSynchronize(stream_));
 		return;
 	}
 	b.ops.dfill(dev, b.nlanes(), dist, b.ops.kind, b.lo, b.hi, seed, stream_);
@@ -1146,6 +1175,34 @@ void Program::generate(const BufSpec &b, int dist, uint64_t seed, unsigned char 
 		RT_CUDA(cudaMemcpyAsync(host->data(), dev, b.bytes(), cudaMemcpyDeviceToHost, stream_));
 	}
 	RT_CUDA(cudaStreamSynchronize(stream_));
+}
+
+/*
+ * A buffer's captured inputs into dev (and *host): true when the file holds
+ * exactly the buffer's bytes.  A "data" event says what was used.
+ */
+bool Program::load(int ci, const BufSpec &b, unsigned char *dev, std::vector<unsigned char> *host)
+{
+	if (b.data.empty() || !b.bytes())
+		return false;
+	std::vector<unsigned char> h;
+	FILE *f = fopen(b.data.c_str(), "rb");
+	bool ok = false;
+	if (f) {
+		h.resize(b.bytes());
+		ok = fread(h.data(), 1, h.size(), f) == h.size() && fgetc(f) == EOF;
+		fclose(f);
+	}
+	Line l("data");
+	l.integer("case", ci).str("buffer", b.name).boolean("loaded", ok).num("bytes", (double)b.bytes());
+	l.emit();
+	if (!ok)
+		return false;
+	RT_CUDA(cudaMemcpyAsync(dev, h.data(), h.size(), cudaMemcpyHostToDevice, stream_));
+	RT_CUDA(cudaStreamSynchronize(stream_));  /* on our stream (see stream_), and h is ours */
+	if (host)
+		host->swap(h);
+	return true;
 }
 
 /*
@@ -1331,10 +1388,20 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 	for (size_t b = 0; b < nb; b++) {
 		const BufSpec &bs = c.bufs[b];
 		uint64_t s = mix3(t.seed, b, ci);
+		if (t.dist == D_CAPTURED) {
+			if (!load(ci, bs, P[b], &init[b]))
+				generate(bs, D_UNIFORM, s, P[b], bs.output ? &init[b] : nullptr);
+			else if (!bs.output)
+				init[b].clear();
+			continue;
+		}
 		if (bs.output && t.poison && !read_[ci][b]) {
 			poison(init[b], bs);
-			if (bs.bytes())
-				RT_CUDA(cudaMemcpy(P[b], init[b].data(), bs.bytes(), cudaMemcpyHostToDevice));
+			if (bs.bytes()) {
+				RT_CUDA(cudaMemcpyAsync(P[b], init[b].data(), bs.bytes(), cudaMemcpyHostToDevice,
+							stream_));
+				RT_CUDA(cudaStreamSynchronize(stream_));
+			}
 		} else {
 			/* Inputs stay on the device (run_one checks them there). */
 			generate(bs, t.dist, s, P[b], bs.output ? &init[b] : nullptr);
@@ -1476,11 +1543,14 @@ void Program::timing(int ci, std::vector<DevBuf> &A, std::vector<unsigned char *
 	size_t nv = vers.size(), nb = c.bufs.size();
 	std::vector<void *> ptrs(nb);
 	layout(c, A, 0);
+	/* On our stream (see stream_): a gather must not read an index buffer
+	 * before its values are there (bench/wild/embedding_gather.cu did). */
 	for (size_t b = 0; b < nb; b++) {
 		if (A[b].bytes)
-			RT_CUDA(cudaMemcpy(A[b].data(), P[b], A[b].bytes, cudaMemcpyDeviceToDevice));
+			RT_CUDA(cudaMemcpyAsync(A[b].data(), P[b], A[b].bytes, cudaMemcpyDeviceToDevice, stream_));
 		ptrs[b] = A[b].data();
 	}
+	RT_CUDA(cudaStreamSynchronize(stream_));
 	cudaEvent_t e0, e1;
 	RT_CUDA(cudaEventCreate(&e0));
 	RT_CUDA(cudaEventCreate(&e1));
@@ -1601,6 +1671,11 @@ void Program::run_phase(int ph)
 				Trial t = { check_dists[k], k % 2 == 1, 0, mix3(cs, (uint64_t)k, 1), PH_CHECK, k };
 				trial(ci, t, A, B, P);
 			}
+			/* And the inputs a program really launched it with, when they were captured. */
+			if (!sanitize_ && c.has_data()) {
+				Trial t = { D_CAPTURED, false, 0, mix3(cs, (uint64_t)n, 1), PH_CHECK, n };
+				trial(ci, t, A, B, P);
+			}
 		} else if (ph == PH_TIMING) {
 			Trial t = { D_UNIFORM, false, 0, mix3(cs, 100, 1), PH_TIMING, 0 };
 			/* Inputs for timing: a regular data trial's. */
@@ -1699,7 +1774,7 @@ int Program::ceilings()
 	RT_CUDA(cudaMalloc(&a, bytes));
 	RT_CUDA(cudaMalloc(&b, bytes));
 	RT_CUDA(cudaMalloc(&o, sizeof(float)));
-	RT_CUDA(cudaMemset(a, 1, bytes));
+	RT_CUDA(cudaMemsetAsync(a, 1, bytes, stream_));
 	cudaEvent_t e0, e1;
 	RT_CUDA(cudaEventCreate(&e0));
 	RT_CUDA(cudaEventCreate(&e1));
@@ -2010,6 +2085,11 @@ int Program::main(int argc, char **argv)
 		std::string dists;
 		for (int d : check_dists)
 			dists += std::string(dists.empty() ? "" : ",") + dist_names[d];
+		for (const Case &c : cases_)
+			if (c.has_data() && !sanitize_) {
+				dists += std::string(",") + dist_names[D_CAPTURED];
+				break;
+			}
 		l.integer("versions", nversions_).integer("cases", (long long)cases_.size())
 			.boolean("sanitize", sanitize_).integer("seed", (long long)(seed_ & 0x7fffffffffffffffULL))
 			.str("distributions", dists);

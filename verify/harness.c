@@ -9,6 +9,7 @@
  */
 #include "autoconfig.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/buf.h"
@@ -296,7 +297,16 @@ static int emit_case(struct gen *g, size_t ci, const struct astra_assign_set *ty
 			astra_buf_addf(&label, "%s%s=%s", label.len ? " " : "", types->items[i].name,
 				       types->items[i].value);
 	for (i = 0; i < shape->nr; i++)
-		astra_buf_addf(&label, "%s%s=%s", label.len ? " " : "", shape->items[i].name, shape->items[i].value);
+		if (strncmp(shape->items[i].name, "astra_", 6)) /* names of captured shapes (agents/captured.h) */
+			astra_buf_addf(&label, "%s%s=%s", label.len ? " " : "", shape->items[i].name,
+				       shape->items[i].value);
+	{
+		/* Where the shape came from: astra_source="captured: 12 launches". */
+		const char *src = astra_assign_get(shape, "astra_source");
+		size_t n = src ? strlen(src) : 0;
+		if (n >= 2 && src[0] == '"' && src[n - 1] == '"')
+			astra_buf_addf(&label, " [%.*s]", (int)(n - 2), src + 1);
+	}
 	astra_buf_adds(g->out, "\t::astra_rt::Case astra_c;\n\tastra_c.label = ");
 	add_c_string(g->out, label.buf);
 	astra_buf_adds(g->out, ";\n");
@@ -323,6 +333,16 @@ static int emit_case(struct gen *g, size_t ci, const struct astra_assign_set *ty
 			       prm->is_const ? "true" : "false");
 		astra_buf_addf(&args, ", (%s%s *)astra_ptr[%zu]", prm->is_const ? "const " : "", prm->elem_type, nptr);
 		nptr++;
+	}
+	/* Captured inputs (astra_data_<buffer>): the extra trial with real data reads them. */
+	for (i = 0; i < k->nr_params; i++) {
+		char *dn;
+		if (!k->params[i].is_pointer)
+			continue;
+		dn = xasprintf("astra_data_%s", k->params[i].name);
+		if (astra_assign_get(shape, dn))
+			astra_buf_addf(g->out, "\tastra_c.data(\"%s\", %s);\n", k->params[i].name, dn);
+		free(dn);
 	}
 	for (i = 0; i < p->nr_ranges; i++)
 		astra_buf_addf(g->out, "\tastra_c.range(\"%s\", (double)(%s), (double)(%s));\n", p->ranges[i].name,

@@ -1,11 +1,12 @@
 /*
  * screen.c - the verifier's static check of candidate text (see screen.h).
  *
- * A small C++ lexer (comments, strings, characters, preprocessor lines,
- * identifiers, numbers, punctuation) and a walk over the top-level
- * declarations.  It does not parse C++: where it cannot tell, it lets the
- * candidate through to the compiler and the test program, which are the
- * real judges; what it rejects it rejects for a reason it can show.
+ * It reads the candidate through front/lex.c, the one lexer (comments,
+ * strings, raw strings, preprocessor lines, identifiers, numbers,
+ * punctuation), and walks over the top-level declarations.  It does not
+ * parse C++: where it cannot tell, it lets the candidate through to the
+ * compiler and the test program, which are the real judges; what it
+ * rejects it rejects for a reason it can show.
  */
 #include "autoconfig.h"
 
@@ -15,147 +16,63 @@
 #include "lib/buf.h"
 #include "lib/util.h"
 #include "lib/vec.h"
+#include "front/lex.h"
 #include "verify/screen.h"
 
-enum tok_kind { T_IDENT, T_NUMBER, T_STRING, T_CHAR, T_PUNCT, T_PP };
-
-struct tok {
-	enum tok_kind kind;
-	size_t off, len;
-	unsigned line;
-};
-
+/*
+ * The screen's view of a candidate: front/lex.c's tokens, each punctuation
+ * character one token (so `>>` closes two template lists and `==` holds two
+ * `=`), with `::` and `<<<` glued back into one (a qualified name, a launch).
+ */
 struct lexer {
 	const char *s;
 	size_t n;
-	struct tok *toks;
-	size_t nr, alloc;
+	struct astra_lex_tok *toks;
+	size_t nr;
 	const char *error;
 	unsigned error_line;
+	struct astra_lexed lexed;
 };
 
-static void push(struct lexer *lx, enum tok_kind kind, size_t off, size_t len, unsigned line)
+/* Is token b the character after token a (nothing between them)? */
+static int adjacent(const struct astra_lex_tok *a, const struct astra_lex_tok *b)
 {
-	ALLOC_GROW(lx->toks, lx->nr + 1, lx->alloc);
-	lx->toks[lx->nr].kind = kind;
-	lx->toks[lx->nr].off = off;
-	lx->toks[lx->nr].len = len;
-	lx->toks[lx->nr].line = line;
-	lx->nr++;
+	return a->kind == ASTRA_LEX_PUNCT && b->kind == ASTRA_LEX_PUNCT && a->off + a->len == b->off;
 }
 
-static int is_ident_start(int c)
+/* Glue `c c` (n = 2) or `c c c` (n = 3) at i into one token; does it match? */
+static int glue(struct lexer *lx, size_t i, char c, size_t n)
 {
-	return isalpha(c) || c == '_' || c == '$';
+	size_t k;
+	if (i + n > lx->nr)
+		return 0;
+	for (k = 0; k < n; k++)
+		if (lx->toks[i + k].kind != ASTRA_LEX_PUNCT || lx->s[lx->toks[i + k].off] != c ||
+		    (k && !adjacent(&lx->toks[i + k - 1], &lx->toks[i + k])))
+			return 0;
+	lx->toks[i].len = n;
+	return 1;
 }
 
-static int is_ident(int c)
-{
-	return isalnum(c) || c == '_' || c == '$';
-}
-
-/* Tokenize; comments vanish, preprocessor lines become one T_PP token. */
+/* Tokenize; comments vanish, preprocessor lines are one ASTRA_LEX_PP token. */
 static int lex(struct lexer *lx)
 {
-	const char *s = lx->s;
-	size_t i = 0, n = lx->n;
-	unsigned line = 1;
-	int line_start = 1;
+	size_t i, o = 0;
+	int rc = astra_lex(lx->s, lx->n, ASTRA_LEX_ONE_CHAR, &lx->lexed);
 
-	while (i < n) {
-		char c = s[i];
-		if (c == '\n') {
-			line++;
-			line_start = 1;
-			i++;
-			continue;
-		}
-		if (isspace((unsigned char)c)) {
-			i++;
-			continue;
-		}
-		if (c == '/' && i + 1 < n && s[i + 1] == '/') {
-			while (i < n && s[i] != '\n')
-				i++;
-			continue;
-		}
-		if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-			unsigned start = line;
-			i += 2;
-			while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/')) {
-				if (s[i] == '\n')
-					line++;
-				i++;
-			}
-			if (i + 1 >= n) {
-				lx->error = "unterminated comment";
-				lx->error_line = start;
-				return -1;
-			}
-			i += 2;
-			continue;
-		}
-		if (c == '#' && line_start) {
-			size_t start = i;
-			unsigned l = line;
-			while (i < n && s[i] != '\n') {
-				if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\n') {
-					line++;
-					i += 2;
-					continue;
-				}
-				i++;
-			}
-			push(lx, T_PP, start, i - start, l);
-			continue;
-		}
-		line_start = 0;
-		if (c == '"' || c == '\'') {
-			size_t start = i++;
-			while (i < n && s[i] != c && s[i] != '\n') {
-				if (s[i] == '\\' && i + 1 < n)
-					i++;
-				i++;
-			}
-			if (i >= n || s[i] != c) {
-				lx->error = c == '"' ? "unterminated string" : "unterminated character constant";
-				lx->error_line = line;
-				return -1;
-			}
-			i++;
-			push(lx, c == '"' ? T_STRING : T_CHAR, start, i - start, line);
-			continue;
-		}
-		if (is_ident_start((unsigned char)c)) {
-			size_t start = i;
-			while (i < n && is_ident((unsigned char)s[i]))
-				i++;
-			push(lx, T_IDENT, start, i - start, line);
-			continue;
-		}
-		if (isdigit((unsigned char)c) || (c == '.' && i + 1 < n && isdigit((unsigned char)s[i + 1]))) {
-			size_t start = i;
-			while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '\'' ||
-					 ((s[i] == '+' || s[i] == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E' ||
-									  s[i - 1] == 'p' || s[i - 1] == 'P'))))
-				i++;
-			push(lx, T_NUMBER, start, i - start, line);
-			continue;
-		}
-		if (c == '<' && i + 2 < n && s[i + 1] == '<' && s[i + 2] == '<') {
-			push(lx, T_PUNCT, i, 3, line);
-			i += 3;
-			continue;
-		}
-		if (c == ':' && i + 1 < n && s[i + 1] == ':') {
-			push(lx, T_PUNCT, i, 2, line);
-			i += 2;
-			continue;
-		}
-		push(lx, T_PUNCT, i, 1, line);
-		i++;
+	lx->toks = lx->lexed.toks;
+	lx->nr = lx->lexed.nr;
+	for (i = 0; i < lx->lexed.nr; i++) {
+		size_t n = glue(lx, i, '<', 3) ? 3 : glue(lx, i, ':', 2) ? 2 : 1;
+		lx->toks[o++] = lx->toks[i];
+		i += n - 1;
 	}
-	return 0;
+	lx->nr = o;
+	if (rc < 0) {
+		lx->error = lx->lexed.error;
+		lx->error_line = lx->lexed.error_line;
+	}
+	return rc;
 }
 
 static int tok_is(const struct lexer *lx, size_t i, const char *text)
@@ -175,7 +92,7 @@ static size_t match(const struct lexer *lx, size_t i)
 	char open = lx->s[lx->toks[i].off], close = open == '{' ? '}' : open == '(' ? ')' : ']';
 	int depth = 0;
 	for (; i < lx->nr; i++) {
-		if (lx->toks[i].kind != T_PUNCT || lx->toks[i].len != 1)
+		if (lx->toks[i].kind != ASTRA_LEX_PUNCT || lx->toks[i].len != 1)
 			continue;
 		if (lx->s[lx->toks[i].off] == open)
 			depth++;
@@ -227,11 +144,11 @@ static int check_idents(struct screen *sc)
 {
 	size_t i, k;
 	for (i = 0; i < sc->lx.nr; i++) {
-		const struct tok *t = &sc->lx.toks[i];
-		if (t->kind == T_PUNCT && t->len == 3)
+		const struct astra_lex_tok *t = &sc->lx.toks[i];
+		if (t->kind == ASTRA_LEX_PUNCT && t->len == 3)
 			return reject(sc, "stream", t->line, "starts kernels of its own (<<<...>>>): a variant is launched "
 				      "by astra-cc, on the caller's stream");
-		if (t->kind != T_IDENT)
+		if (t->kind != ASTRA_LEX_IDENT)
 			continue;
 		for (k = 0; k < ARRAY_SIZE(state_idents); k++)
 			if (tok_is(&sc->lx, i, state_idents[k]) && tok_is(&sc->lx, i + 1, "("))
@@ -256,11 +173,11 @@ static int check_pp(struct screen *sc)
 {
 	size_t i;
 	for (i = 0; i < sc->lx.nr; i++) {
-		const struct tok *t = &sc->lx.toks[i];
+		const struct astra_lex_tok *t = &sc->lx.toks[i];
 		const char *p, *end;
 		char word[16];
 		size_t w = 0;
-		if (t->kind != T_PP)
+		if (t->kind != ASTRA_LEX_PP)
 			continue;
 		p = sc->lx.s + t->off + 1;
 		end = sc->lx.s + t->off + t->len;
@@ -313,6 +230,9 @@ static int check_pp(struct screen *sc)
 				}
 				astra_buf_release(&b);
 				blank_tok(sc, i);
+				/* and a comment after it, to the end of the line */
+				for (l = end; *l && *l != '\n'; l++)
+					sc->blank[l - sc->lx.s] = 1;
 			}
 			continue;
 		}
@@ -358,7 +278,7 @@ static size_t first_paren(const struct lexer *lx, size_t from, size_t to)
 					     "__declspec", "__maxnreg__", "__cluster_dims__" };
 	size_t i, k;
 	for (i = from; i < to; i++) {
-		if (lx->toks[i].kind == T_IDENT) {
+		if (lx->toks[i].kind == ASTRA_LEX_IDENT) {
 			for (k = 0; k < ARRAY_SIZE(attrs); k++)
 				if (tok_is(lx, i, attrs[k]) && tok_is(lx, i + 1, "(")) {
 					i = match(lx, i + 1);
@@ -433,7 +353,7 @@ static int check_decl(struct screen *sc, size_t from, size_t to)
 		for (k = from; k < to; k++) {
 			if (tok_is(lx, k, "=") || tok_is(lx, k, "["))
 				break;
-			if (lx->toks[k].kind == T_IDENT)
+			if (lx->toks[k].kind == ASTRA_LEX_IDENT)
 				name = k;
 		}
 		if (name < to) {
@@ -458,7 +378,7 @@ static int check_def(struct screen *sc, size_t from, size_t open, size_t close, 
 
 	if (head_has(lx, h, open, "namespace"))
 		return walk(sc, open + 1, close);
-	if (h + 2 == open && tok_is(lx, h, "extern") && lx->toks[h + 1].kind == T_STRING) {
+	if (h + 2 == open && tok_is(lx, h, "extern") && lx->toks[h + 1].kind == ASTRA_LEX_STRING) {
 		blank_tok(sc, h);
 		blank_tok(sc, h + 1);
 		blank_tok(sc, open);
@@ -478,7 +398,7 @@ static int check_def(struct screen *sc, size_t from, size_t open, size_t close, 
 		}
 		/* Anything declared after the closing brace is a variable. */
 		for (k = close + 1; k < lx->nr && !tok_is(lx, k, ";"); k++)
-			if (lx->toks[k].kind == T_IDENT && !head_has(lx, h, open, "const"))
+			if (lx->toks[k].kind == ASTRA_LEX_IDENT && !head_has(lx, h, open, "const"))
 				return reject(sc, "state", lx->toks[k].line, "defines a mutable global variable: a "
 					      "variant must not keep anything between calls");
 		*next = k + 1;
@@ -490,7 +410,7 @@ static int check_def(struct screen *sc, size_t from, size_t open, size_t close, 
 		int device = head_has(lx, h, p, "__device__");
 		size_t k, name = p;
 		for (k = h; k < p; k++)
-			if (lx->toks[k].kind == T_IDENT)
+			if (lx->toks[k].kind == ASTRA_LEX_IDENT)
 				name = k;
 		if (name < p && global && tok_is(lx, name, sc->kernel))
 			sc->found_kernel = 1;
@@ -512,7 +432,7 @@ static int walk(struct screen *sc, size_t from, size_t to)
 	const struct lexer *lx = &sc->lx;
 	size_t i = from, start = from;
 	while (i < to) {
-		if (lx->toks[i].kind == T_PP) {
+		if (lx->toks[i].kind == ASTRA_LEX_PP) {
 			if (start == i)
 				start = i + 1;
 			i++;
@@ -527,7 +447,7 @@ static int walk(struct screen *sc, size_t from, size_t to)
 			if (close >= to)
 				return reject(sc, "syntax", lx->toks[i].line, "unbalanced braces");
 			/* extern "C" before a function: strip it (the copy is namespaced). */
-			if (tok_is(lx, start, "extern") && start + 1 < i && lx->toks[start + 1].kind == T_STRING &&
+			if (tok_is(lx, start, "extern") && start + 1 < i && lx->toks[start + 1].kind == ASTRA_LEX_STRING &&
 			    !tok_is(lx, start + 2, "{")) {
 				blank_tok(sc, start);
 				blank_tok(sc, start + 1);
@@ -538,7 +458,7 @@ static int walk(struct screen *sc, size_t from, size_t to)
 			continue;
 		}
 		if (tok_is(lx, i, ";")) {
-			if (tok_is(lx, start, "extern") && start + 1 < i && lx->toks[start + 1].kind == T_STRING) {
+			if (tok_is(lx, start, "extern") && start + 1 < i && lx->toks[start + 1].kind == ASTRA_LEX_STRING) {
 				blank_tok(sc, start);
 				blank_tok(sc, start + 1);
 			}
@@ -591,7 +511,7 @@ int astra_screen_candidate(const char *text, const char *kernel_name, struct ast
 		out->grid = out->block = out->shmem = NULL;
 	}
 	free(sc.blank);
-	free(sc.lx.toks);
+	astra_lexed_release(&sc.lx.lexed);
 	return rc;
 }
 
@@ -634,11 +554,11 @@ int astra_screen_parse_launch(const char *s, char **grid, char **block, char **s
 			depth--;
 		if (depth < 0)
 			return -1;
-		if (depth || !isalpha((unsigned char)c) || (i && is_ident((unsigned char)s[i - 1])))
+		if (depth || !isalpha((unsigned char)c) || (i && astra_lex_ident_char((unsigned char)s[i - 1])))
 			continue;
 		for (k = 0; k < ARRAY_SIZE(keys); k++) {
 			size_t kl = strlen(keys[k]), j = i + kl;
-			if (strncmp(s + i, keys[k], kl) || is_ident((unsigned char)s[j]))
+			if (strncmp(s + i, keys[k], kl) || astra_lex_ident_char((unsigned char)s[j]))
 				continue;
 			while (j < n && isspace((unsigned char)s[j]))
 				j++;
@@ -684,14 +604,14 @@ int astra_screen_scope(const char *text, size_t len, size_t at, struct astra_vec
 			char *name = NULL;
 			size_t j = i;
 			/* namespace { / namespace a { / namespace a::b { (C++17) */
-			while (j >= 2 && lx.toks[j - 1].kind == T_IDENT &&
+			while (j >= 2 && lx.toks[j - 1].kind == ASTRA_LEX_IDENT &&
 			       (tok_is(&lx, j - 2, "::") || tok_is(&lx, j - 2, "namespace")))
 				j = tok_is(&lx, j - 2, "::") ? j - 2 : j - 1;
 			if (j >= 1 && tok_is(&lx, j - 1, "namespace")) {
 				k = 1;
 				name = xstrndup(lx.s + (j < i ? lx.toks[j].off : 0),
 						j < i ? lx.toks[i - 1].off + lx.toks[i - 1].len - lx.toks[j].off : 0);
-			} else if (i >= 2 && tok_is(&lx, i - 2, "extern") && lx.toks[i - 1].kind == T_STRING) {
+			} else if (i >= 2 && tok_is(&lx, i - 2, "extern") && lx.toks[i - 1].kind == ASTRA_LEX_STRING) {
 				k = 0;
 			}
 			ALLOC_GROW(kind, depth + 1, alloc_k);
@@ -713,6 +633,6 @@ int astra_screen_scope(const char *text, size_t len, size_t at, struct astra_vec
 	}
 	free(kind);
 	free(nm);
-	free(lx.toks);
+	astra_lexed_release(&lx.lexed);
 	return rc < 0 ? -1 : (int)depth;
 }

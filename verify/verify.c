@@ -71,7 +71,6 @@ struct vctx {
 	char *gpu_why;            /* why no GPU */
 	struct astra_vec flags;   /* nvcc flags for test programs (without -o and input) */
 	char *prog;               /* the compiled program */
-	int given_prog;           /* prog is the caller's (--program, a test's stand-in): it runs where we are */
 	size_t *map;              /* version - 1 -> candidate index */
 	size_t nmap;
 	unsigned phases_done;
@@ -882,6 +881,11 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 				free(c->res->tolerances[ci]);
 				c->res->tolerances[ci] = xstrdup(astra_json_get_str(e, "tolerances"));
 			}
+		} else if (!strcmp(ev, "data")) {
+			if (astra_json_get_bool(e, "loaded", 0))
+				c->res->captured_loaded++;
+			else
+				c->res->captured_missing++;
 		} else if (!strcmp(ev, "dim")) {
 			/* Every run announces them: keep one value per name. */
 			long ci = (long)astra_json_get_num(e, "case", -1);
@@ -1086,9 +1090,7 @@ static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf 
 		free(dir);
 	}
 	if (sandboxed) {
-		/* A program of the caller's (a test's stand-in) may name files next to it. */
-		if (!c->given_prog)
-			ro.cwd = sb.dir;
+		ro.cwd = sb.dir;
 		env_add[0] = sb.tmpdir_env;
 		ro.env_add = env_add;
 		ro.child_setup = astra_sandbox_enter;
@@ -1643,7 +1645,6 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 		c.prog = realpath(opts_program, NULL);
 		if (!c.prog)
 			c.prog = xstrdup(opts_program);
-		c.given_prog = 1;
 		c.map = xcalloc(n + 1, sizeof(*c.map));
 		c.nmap = n;
 		for (i = 0; i < n; i++) {

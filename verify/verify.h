@@ -102,6 +102,8 @@ struct astra_verify_result {
 	int misaligned;              /* 1: tried; 0: not (the original faults on them, or not run) */
 	unsigned long long seed;     /* the run's --seed: every trial's inputs derive from it */
 	char *distributions;         /* the check trials' input distributions, in order, or NULL */
+	long captured_loaded;        /* check trials' buffers read from captured inputs (doc/capture.md) */
+	long captured_missing;       /* ... whose captured inputs could not be read (random inputs instead) */
 	char *notes;                 /* things the reader should know, one per line */
 	int memcheck, racecheck;     /* 1 ran, 0 not (unavailable or disabled) */
 	/* The candidates, in the order given. */

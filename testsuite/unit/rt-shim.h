@@ -10,7 +10,16 @@
  * through shim_fault() (a sticky error, e.g. an illegal or misaligned
  * address), shim_launch_error() (a launch that cannot start) and
  * shim_hang() (the stream never completes).  It is a test fixture, not a
- * simulator: it checks the runtime's bookkeeping, not CUDA semantics.
+ * simulator: it checks the runtime's bookkeeping, not CUDA semantics, with
+ * two exceptions that the runtime has got wrong before.  New "device"
+ * memory holds garbage (0xDB bytes), as cudaMalloc's reused memory does.
+ * And work on the legacy default stream (cudaMemcpy and cudaMemset without
+ * a stream, or stream 0) is not ordered with the program's non-blocking
+ * stream, on which the lambdas "run" at once: a device-to-device copy, a
+ * copy from host memory (staged at the call) and a memset return before
+ * the GPU does them, so the shim holds them back until something waits for
+ * the whole device (cudaFree, cudaDeviceSynchronize, a synchronous copy to
+ * the host, a wait on stream 0), the latest a GPU may do them.
  */
 #ifndef ASTRA_RT_SHIM_H
 #define ASTRA_RT_SHIM_H
@@ -20,6 +29,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <vector>
 
 static cudaError_t shim_sticky = cudaSuccess, shim_last = cudaSuccess;
 static bool shim_hung = false;
@@ -37,29 +48,80 @@ static inline void shim_hang()
 	shim_hung = true;
 }
 
+/* Work issued to the legacy default stream and not done yet. */
+static std::vector<std::function<void()> > shim_legacy;
+
+static inline bool shim_is_legacy(cudaStream_t s)
+{
+	return s == 0 || s == cudaStreamLegacy;
+}
+/* Everything that waits for the whole device does the legacy stream's work first. */
+static void shim_drain_legacy()
+{
+	for (std::function<void()> &f : shim_legacy)
+		f();
+	shim_legacy.clear();
+}
+
 template <class T> static cudaError_t shim_Malloc(T **p, size_t n)
 {
 	size_t sz = (n + 255) / 256 * 256;
 	*p = (T *)aligned_alloc(256, sz ? sz : 256);
+	if (*p)
+		memset((void *)*p, 0xDB, sz ? sz : 256);  /* stale contents, as reused device memory has */
 	return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 static cudaError_t shim_Free(void *p)
 {
+	shim_drain_legacy();  /* cudaFree synchronizes the device */
 	free(p);
 	return cudaSuccess;
 }
-static cudaError_t shim_Memset(void *p, int v, size_t n, cudaStream_t = 0)
+static cudaError_t shim_MemsetAsync(void *p, int v, size_t n, cudaStream_t s = 0)
 {
-	memset(p, v, n);
+	if (shim_is_legacy(s))
+		shim_legacy.push_back([=]() { memset(p, v, n); });
+	else
+		memset(p, v, n);
 	return shim_sticky;
 }
-static cudaError_t shim_Memcpy(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t = 0)
+/* cudaMemset: asynchronous to the host, on the legacy stream. */
+static cudaError_t shim_Memset(void *p, int v, size_t n)
 {
-	memmove(d, s, n);
+	return shim_MemsetAsync(p, v, n, 0);
+}
+static cudaError_t shim_MemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t st = 0)
+{
+	if (!shim_is_legacy(st)) {
+		memmove(d, s, n);
+		return shim_sticky;
+	}
+	if (k == cudaMemcpyHostToDevice) {
+		/* Staged from pageable memory at the call; lands later. */
+		std::vector<unsigned char> staged((const unsigned char *)s, (const unsigned char *)s + n);
+		shim_legacy.push_back([=]() { memcpy(d, staged.data(), n); });
+	} else if (k == cudaMemcpyDeviceToDevice) {
+		shim_legacy.push_back([=]() { memmove(d, s, n); });
+	} else {
+		shim_drain_legacy();
+		memmove(d, s, n);
+	}
 	return shim_sticky;
 }
-static cudaError_t shim_StreamSynchronize(cudaStream_t)
+/* cudaMemcpy: the legacy stream; only a copy to the host waits for it. */
+static cudaError_t shim_Memcpy(void *d, const void *s, size_t n, cudaMemcpyKind k)
 {
+	return shim_MemcpyAsync(d, s, n, k, 0);
+}
+static cudaError_t shim_DeviceSynchronize()
+{
+	shim_drain_legacy();
+	return shim_sticky;
+}
+static cudaError_t shim_StreamSynchronize(cudaStream_t s)
+{
+	if (shim_is_legacy(s))
+		shim_drain_legacy();
 	return shim_sticky;
 }
 static cudaError_t shim_StreamQuery(cudaStream_t)
@@ -130,7 +192,8 @@ static cudaError_t shim_DeviceGetAttribute(int *v, cudaDeviceAttr, int)
 }
 static cudaError_t shim_StreamCreateWithFlags(cudaStream_t *s, unsigned)
 {
-	*s = (cudaStream_t)1;
+	static char stream;  /* an address: neither 0 nor cudaStreamLegacy (1) nor cudaStreamPerThread (2) */
+	*s = (cudaStream_t)&stream;
 	return cudaSuccess;
 }
 static cudaError_t shim_MemGetInfo(size_t *f, size_t *t)
@@ -143,9 +206,10 @@ static cudaError_t shim_MemGetInfo(size_t *f, size_t *t)
 #define cudaMalloc shim_Malloc
 #define cudaFree shim_Free
 #define cudaMemset shim_Memset
-#define cudaMemsetAsync shim_Memset
+#define cudaMemsetAsync shim_MemsetAsync
 #define cudaMemcpy shim_Memcpy
-#define cudaMemcpyAsync shim_Memcpy
+#define cudaMemcpyAsync shim_MemcpyAsync
+#define cudaDeviceSynchronize shim_DeviceSynchronize
 #define cudaStreamSynchronize shim_StreamSynchronize
 #define cudaStreamQuery shim_StreamQuery
 #define cudaGetLastError shim_GetLastError

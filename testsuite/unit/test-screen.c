@@ -42,6 +42,9 @@ int main(void)
 	CHECK_STR(check_of("/* a comment with <<< and #include */\n// cudaMemcpy in a comment\n"
 			   "__global__ void k(const char *s) { const char *m = \"<<<cudaStreamCreate #define\"; (void)m; }\n"), "ok");
 
+	/* Raw strings and prefixed literals are one token (front/lex.c): their quotes and braces are text. */
+	CHECK_STR(check_of("__global__ void k(char *o) { const char *s = R\"x(\"} <<<)x\"; o[0] = s[0] + u8\"{\"[0]; }\n"), "ok");
+
 	/* Rejected, each for its reason. */
 	CHECK_STR(check_of("#include <cstdio>\n__global__ void k(float *o) {}\n"), "preprocessor");
 	CHECK_STR(check_of("#define N 4\n__global__ void k(float *o) {}\n"), "preprocessor");
@@ -69,6 +72,12 @@ int main(void)
 	CHECK_STR(s.grid, "(n + 255) / 256");
 	CHECK_STR(s.block, "256");
 	CHECK(s.shmem == NULL);
+	astra_screened_release(&s);
+	CHECK(astra_screen_candidate("#pragma astra launch(grid=n, block=32) // a note\n"
+				     "__global__ void k(float *o, int n) { }\n", "k", &s) == 0);
+	CHECK(s.text && !strstr(s.text, "note") && !strstr(s.text, "pragma") && strstr(s.text, "__global__"));
+	CHECK_STR(s.grid, "n");
+	CHECK_STR(s.block, "32");
 	astra_screened_release(&s);
 	CHECK(astra_screen_candidate("extern \"C\" {\n__global__ void k(float *o) { }\n}\n", "k", &s) == 0);
 	CHECK(s.text && !strstr(s.text, "extern") && strchr(s.text, '}') == strrchr(s.text, '}'));

@@ -750,8 +750,13 @@ static void test_owners(void)
 		CHECK_INT(chown(path, 0, 0), 0);
 		CHECK_INT(lookup(c, key, 90), ASTRA_VERDICT_FASTER);
 	}
-	/* A tier that cannot say who wrote an object: the signature hook refuses it. */
+	/* A tier that cannot say who wrote an object (HTTP): trusted as its server; require_signature insists on more. */
 	memset(&st, 0, sizeof(st));
+	CHECK_INT(astra_cache_trusted(astra_cache_local(c), "x.entry", &st), 1);
+	/* An owner that is not trusted, on a tier that can say: refused. */
+	st.has_owner = 1;
+	st.uid = 4242 == geteuid() ? 4243 : 4242;
+	st.mode = 0100644;
 	CHECK_INT(astra_cache_trusted(astra_cache_local(c), "x.entry", &st), 0);
 	st.has_owner = 1;
 	st.uid = (unsigned)geteuid();
