@@ -185,11 +185,17 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 				    "blocks: its grid depends on the block size");
 		goto out;
 	}
-	/* blockIdx.x * 8 (eight rows a block): the grid counts blocks of so many */
-	for (t = rk->syn.body->t0; t + 3 < rk->syn.body->t1; t++)
+	/*
+	 * blockIdx.x * 8 (eight rows a block) or blockDim.x * blockIdx.x in
+	 * two statements: the grid counts blocks of so many
+	 */
+	for (t = rk->syn.body->t0 + 3; t + 4 < rk->syn.body->t1; t++)
 		if (astra_syn_is(&rk->syn, t, "blockIdx") && astra_syn_is(&rk->syn, t + 1, ".") &&
 		    astra_syn_is(&rk->syn, t + 2, "x") &&
-		    (astra_syn_is(&rk->syn, t + 3, "*") || (t > rk->syn.body->t0 && astra_syn_is(&rk->syn, t - 1, "*")))) {
+		    ((astra_syn_is(&rk->syn, t + 3, "*") && (rk->syn.toks[t + 4].kind == SYN_NUMBER ||
+							      astra_syn_is(&rk->syn, t + 4, "blockDim"))) ||
+		     (astra_syn_is(&rk->syn, t - 1, "*") &&
+		      (rk->syn.toks[t - 2].kind == SYN_NUMBER || astra_syn_is(&rk->syn, t - 4, "blockDim"))))) {
 			astra_buf_adds(why, "the kernel multiplies blockIdx.x (so many rows or elements a block): its grid "
 					    "depends on the block size");
 			goto out;

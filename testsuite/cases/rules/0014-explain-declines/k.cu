@@ -47,7 +47,7 @@ __global__ void barrier_loop(float *out, const float *x, int n, int nt)
 		out[0] = buf[0];
 }
 
-/* A 2-D kernel: the rules that reshape 1-D launches decline. */
+/* A 2-D kernel: the rules that reshape 1-D launches decline; flatten applies. */
 #pragma astra shapes(rows=64, cols=64)
 #pragma astra buffers(out[rows * cols], x[rows * cols])
 #pragma astra outputs(out)
