@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/arch.h"
 #include "lib/buf.h"
@@ -22,9 +21,9 @@
 #include "lib/log.h"
 #include "front/key.h"
 #include "cache/capture.h"
-#include "cache/queue.h"
 #include "cache/store.h"
 #include "passes/capture.h"
+#include "passes/pipeline.h"
 #include "passes/rewrite.h"
 
 static void add_c_string(struct astra_buf *b, const char *s)
@@ -248,22 +247,6 @@ struct job {
 	int captured;           /* kernels given a launcher */
 };
 
-static void queue_kernel(struct astra_cache *cache, const struct astra_invocation *inv,
-			 const struct astra_kernel *k, const char *key, int cc)
-{
-	struct astra_warmup_item it;
-	char cwd[4096];
-	astra_warmup_item_init(&it);
-	it.key = xstrdup(key);
-	it.cc = cc;
-	it.kernel = xstrdup(k->name);
-	it.source = xstrdup(inv->cl.inputs.v[0]);
-	it.cwd = xstrdup(getcwd(cwd, sizeof(cwd)) ? cwd : ".");
-	astra_vec_pushv(&it.argv, inv->argv.v, inv->argv.nr);
-	astra_cache_queue_add(cache, &it);
-	astra_warmup_item_release(&it);
-}
-
 /* The edits: the recorder at the top, a launcher after each kernel, the sites. */
 static int edit_main(struct astra_edits *e, const struct astra_tu *tu, void *data)
 {
@@ -357,7 +340,7 @@ int astra_capture_compile(struct astra_invocation *inv, const struct astra_tu *t
 			c->targets[c->nr].prefix = astra_capture_prefix(cache, key.hex, cc);
 			c->nr++;
 			/* A capture build still misses: the kernel waits for warmup, which reads the capture. */
-			queue_kernel(cache, inv, k, key.hex, cc);
+			astra_pipeline_queue_for_warmup(cache, inv, k, key.hex, cc);
 		}
 		if (c->nr)
 			j.nr++;

@@ -165,9 +165,8 @@ static int take_entry(struct found *f, const struct astra_entry *e)
 	return 1;
 }
 
-/* Queue a missed kernel for `astra-cc --warmup`. */
-static void queue_for_warmup(struct astra_cache *cache, const struct astra_invocation *inv,
-			     const struct astra_kernel *k, const char *key, int cc)
+void astra_pipeline_queue_for_warmup(struct astra_cache *cache, const struct astra_invocation *inv,
+				     const struct astra_kernel *k, const char *key, int cc)
 {
 	struct astra_warmup_item it;
 	char cwd[4096];
@@ -247,7 +246,7 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 				hit = optimize_now(cache, inv, tu, k, archs.v[a], key.hex, cc, version.buf, &e) == 1;
 			/* Not optimized here (mode=use, no GPU, another architecture): later. */
 			if (!hit && !dry)
-				queue_for_warmup(cache, inv, k, key.hex, cc);
+				astra_pipeline_queue_for_warmup(cache, inv, k, key.hex, cc);
 			if (!hit && astra_pragma_by_capture(&k->pragma) && !astra_capture_present(cache, key.hex, cc))
 				astra_log(ASTRA_LOG_INFO,
 					  "%s:%u: kernel %s has no test description (`#pragma astra optimize` alone) and "

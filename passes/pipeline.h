@@ -48,6 +48,14 @@ int astra_pipeline_compile(struct astra_invocation *inv);
 int astra_pipeline_describe(struct astra_invocation *inv, struct astra_buf *out);
 
 /*
+ * Queue kernel k of inv's compile for `astra-cc --warmup` under (key, cc):
+ * its source, the current directory and the command line (counts
+ * ASTRA_STAT_QUEUED).  Used on a miss and by capture builds.
+ */
+void astra_pipeline_queue_for_warmup(struct astra_cache *cache, const struct astra_invocation *inv,
+				     const struct astra_kernel *k, const char *key, int cc);
+
+/*
  * Cheap test, used before any parsing: does path, or a project header it
  * includes, contain `#pragma astra`?  Reads files, nothing else.  sp: the
  * command line's search path (astra_search_path_from_cmdline; may be NULL).
