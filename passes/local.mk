@@ -16,10 +16,5 @@ nodist_libastra_a_SOURCES += passes/capture-rt.c
 EXTRA_DIST += passes/capture-rt.cuh doc/capture.md
 CLEANFILES += passes/capture-rt.c
 BUILT_SOURCES += passes/capture-rt.c
-passes/capture-rt.c: $(srcdir)/passes/capture-rt.cuh
-	$(AM_V_GEN)$(MKDIR_P) passes && { \
-		echo '/* Generated from passes/capture-rt.cuh by passes/local.mk: do not edit. */'; \
-		echo '#include "passes/capture.h"'; \
-		echo 'const char astra_capture_runtime[] ='; \
-		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $(srcdir)/passes/capture-rt.cuh; \
-		echo ';'; } > $@-t && mv $@-t $@
+passes/capture-rt.c: $(srcdir)/passes/capture-rt.cuh $(srcdir)/scripts/embed-text
+	$(AM_V_GEN)$(MKDIR_P) passes && $(SHELL) $(srcdir)/scripts/embed-text $(srcdir)/passes/capture-rt.cuh passes/capture.h astra_capture_runtime > $@-t && mv $@-t $@

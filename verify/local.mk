@@ -18,10 +18,5 @@ nodist_libastra_a_SOURCES = verify/harness-rt.c
 EXTRA_DIST += verify/harness-rt.cuh doc/verify.md
 CLEANFILES += verify/harness-rt.c
 BUILT_SOURCES = verify/harness-rt.c
-verify/harness-rt.c: $(srcdir)/verify/harness-rt.cuh
-	$(AM_V_GEN)$(MKDIR_P) verify && { \
-		echo '/* Generated from verify/harness-rt.cuh by verify/local.mk: do not edit. */'; \
-		echo '#include "verify/harness.h"'; \
-		echo 'const char astra_harness_runtime[] ='; \
-		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $(srcdir)/verify/harness-rt.cuh; \
-		echo ';'; } > $@-t && mv $@-t $@
+verify/harness-rt.c: $(srcdir)/verify/harness-rt.cuh $(srcdir)/scripts/embed-text
+	$(AM_V_GEN)$(MKDIR_P) verify && $(SHELL) $(srcdir)/scripts/embed-text $(srcdir)/verify/harness-rt.cuh verify/harness.h astra_harness_runtime > $@-t && mv $@-t $@
