@@ -496,10 +496,20 @@ static const char *helper_name(const struct astra_kernel *k)
 	return NULL;
 }
 
+/* Whether the pragma gives a tolerance for buffer NAME. */
+static int has_tolerance(const struct astra_pragma *p, const char *name)
+{
+	size_t i;
+	for (i = 0; i < p->nr_tolerances; i++)
+		if (p->tolerances[i].name && !strcmp(p->tolerances[i].name, name))
+			return 1;
+	return 0;
+}
+
 static void describe_outputs(const struct astra_kernel *k, const struct astra_capture *c, struct astra_pragma *p,
 			     struct astra_captured_info *info)
 {
-	struct astra_buf out = ASTRA_BUF_INIT, in = ASTRA_BUF_INIT, unk = ASTRA_BUF_INIT;
+	struct astra_buf out = ASTRA_BUF_INIT, in = ASTRA_BUF_INIT, unk = ASTRA_BUF_INIT, tol = ASTRA_BUF_INIT;
 	size_t i, s;
 	for (i = 0; i < k->nr_params; i++) {
 		const struct astra_param *prm = &k->params[i];
@@ -516,6 +526,10 @@ static void describe_outputs(const struct astra_kernel *k, const struct astra_ca
 		if (yes || !no) {
 			add_output(p, prm->name);
 			astra_buf_addf(yes ? &out : &unk, "%s%s", (yes ? out.len : unk.len) ? ", " : "", prm->name);
+		} else if (has_tolerance(p, prm->name)) {
+			/* The user gave its tolerance: an output, whatever these runs showed. */
+			add_output(p, prm->name);
+			astra_buf_addf(&tol, "%s%s", tol.len ? ", " : "", prm->name);
 		} else {
 			astra_buf_addf(&in, "%s%s", in.len ? ", " : "", prm->name);
 		}
@@ -532,12 +546,16 @@ static void describe_outputs(const struct astra_kernel *k, const struct astra_ca
 	if (unk.len)
 		note(info, "outputs assumed: %s (never measured: no launch could be checked); confirm with outputs(...)",
 		     unk.buf);
+	if (tol.len)
+		note(info, "outputs from tolerance(): %s (unchanged by every measured launch, but the pragma gives "
+			   "a tolerance)", tol.buf);
 	if (in.len)
 		note(info, "read only: %s (unchanged by every measured launch; if the kernel writes it, name it in "
 			   "outputs(...))", in.buf);
 	astra_buf_release(&out);
 	astra_buf_release(&in);
 	astra_buf_release(&unk);
+	astra_buf_release(&tol);
 }
 
 static void describe_aliasing(const struct astra_kernel *k, const struct astra_capture *c,
@@ -672,6 +690,7 @@ static void describe_ranges(const struct astra_kernel *k, struct astra_cache *ca
 }
 
 /* The launch geometry: block and shmem constant, grid inferred; else per shape. */
+
 static void describe_launch(const struct astra_kernel *k, const struct astra_capture *c, const size_t *pick, size_t n,
 			    struct astra_pragma *p, int per_shape[3], struct astra_captured_info *info)
 {

@@ -1361,10 +1361,20 @@ int astra_pragma_check(const struct astra_pragma *p, const char *file,
 	for (i = 0; i < p->nr_ranges; i++)
 		if (param(&C, p->ranges[i].name) < 0)
 			complain(&C, p->ranges[i].pos, "range of '%s': not a parameter of the kernel", p->ranges[i].name);
-	for (i = 0; i < p->nr_tolerances; i++)
-		if (p->tolerances[i].name && !astra_pragma_is_output(p, p->tolerances[i].name))
-			complain(&C, p->tolerances[i].pos, "tolerance of '%s': not one of the outputs",
-				 p->tolerances[i].name);
+	/* Outputs left to a capture are inferred later (agents/captured.c): until
+	   then a tolerance may name any pointer to non-const data. */
+	for (i = 0; i < p->nr_tolerances; i++) {
+		const char *nm = p->tolerances[i].name;
+		long k;
+		if (!nm || astra_pragma_is_output(p, nm))
+			continue;
+		k = param(&C, nm);
+		if (!by_capture || p->nr_outputs)
+			complain(&C, p->tolerances[i].pos, "tolerance of '%s': not one of the outputs", nm);
+		else if (k < 0 || param_is_ptr[k] != 1)
+			complain(&C, p->tolerances[i].pos,
+				 "tolerance of '%s': not a pointer to non-const data, so never an output", nm);
+	}
 	return C.bad ? -1 : 0;
 }
 

@@ -274,6 +274,12 @@ static void test_check(void)
 	/* Left to a capture (doc/capture.md): nothing is missing yet, what is given is checked. */
 	CHECKED("optimize", "");
 	CHECKED("optimize noalias outputs(out) tolerance(out: rtol=1e-3) range(x: 0 .. 1)", "");
+	/* The outputs are inferred later, so a tolerance may name a writable pointer ... */
+	CHECKED("optimize noalias tolerance(out: rtol=0.01, atol=0.001)", "");
+	/* ... but never a const one or a scalar. */
+	CHECKED("optimize tolerance(x: atol=1) tolerance(n: atol=1)",
+		"k.cu:10:34: warning: tolerance of 'x': not a pointer to non-const data, so never an output\n"
+		"k.cu:10:55: warning: tolerance of 'n': not a pointer to non-const data, so never an output\n");
 	CHECKED("optimize outputs(x, q)",
 		"k.cu:10:32: warning: output 'x' points to const data, so the kernel cannot write it\n"
 		"k.cu:10:35: warning: output 'q' is not a pointer parameter of the kernel\n");
