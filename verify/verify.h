@@ -90,6 +90,7 @@ struct astra_verify_result {
 	size_t nr_cases;
 	char **labels;
 	double *bytes, *flops;       /* per launch, from the pragma */
+	double *written;             /* per launch: the bytes written, what a kernel must move at least */
 	/*
 	 * What a host launcher sees of each case: the value of every
 	 * arithmetic scalar parameter, in the kernel's order (dims[case]).
@@ -154,6 +155,15 @@ int astra_verify(const struct astra_tu *tu, const struct astra_kernel *k, const 
 		 const struct astra_verify_opts *opts, struct astra_verify_result *res);
 
 void astra_verify_result_release(struct astra_verify_result *res);
+
+/*
+ * May kernel k read only part of an input buffer, so that buffers()
+ * overstate its traffic?  When its pragma gives no bytes() and it takes an
+ * index buffer: a const pointer to integers with a range() (given, or
+ * inferred from captured indices).  Its candidates are then held to the
+ * device's ceiling by the bytes they write alone (doc/verify.md).
+ */
+int astra_verify_reads_part(const struct astra_kernel *k);
 
 /* Case ci's value of scalar parameter name: 1 with *value, or 0 when the program did not say. */
 int astra_verify_dim(const struct astra_verify_result *res, size_t ci, const char *name, double *value);

@@ -380,10 +380,43 @@ static void test_production(const char *nvcc)
 	fixture_release(&f);
 }
 
+/*
+ * Which kernels may read part of an input, so that their candidates are held
+ * to the device's ceiling by the bytes written alone: an embedding (an
+ * integer index buffer with a range, no bytes()).  A softmax with a range
+ * on its float input, or the embedding with bytes(), keeps the full count.
+ */
+static void test_reads_part(void)
+{
+	struct fixture f;
+	const char *emb = "__global__ void emb(float *out, const int *ids, const float *table, int n) { }\n";
+	fx_init(&f, "e.cu", emb, "emb", "__global__");
+	fx_param(&f, "float *", "out");
+	fx_param(&f, "const int *", "ids");
+	fx_param(&f, "const float *", "table");
+	fx_param(&f, "int", "n");
+	CHECK_INT(astra_verify_reads_part(&f.k), 0);    /* no range: random ids could not gather */
+	fx_range(&f, "table", "-1", "1");
+	CHECK_INT(astra_verify_reads_part(&f.k), 0);    /* a range on the floats is no index */
+	fx_range(&f, "ids", "0", "9");
+	CHECK_INT(astra_verify_reads_part(&f.k), 1);
+	f.k.pragma.bytes = xstrdup("n*8");
+	CHECK_INT(astra_verify_reads_part(&f.k), 0);    /* the user said what it moves */
+	free(f.k.pragma.bytes);
+	f.k.pragma.bytes = NULL;
+	fixture_release(&f);
+	fx_init(&f, "e.cu", emb, "emb", "__global__");
+	fx_param(&f, "int64_t *", "out");               /* written integers are no index */
+	fx_range(&f, "out", "0", "9");
+	CHECK_INT(astra_verify_reads_part(&f.k), 0);
+	fixture_release(&f);
+}
+
 int main(void)
 {
 	const char *nvcc = getenv("NVCC");
 	test_generate();
+	test_reads_part();
 	test_production(nvcc);
 	/* Half of this test is the compile: without nvcc it is a skip, never
 	 * a pass (unless the half that ran already failed). */
