@@ -18,6 +18,7 @@
 #include "lib/buf.h"
 #include "lib/config.h"
 #include "lib/log.h"
+#include "front/types.h"
 #include "cache/capture.h"
 #include "cache/store.h"
 #include "agents/captured.h"
@@ -585,26 +586,6 @@ static void describe_aliasing(const struct astra_kernel *k, const struct astra_c
 			   "`noalias` lets the rules add __restrict__", seen, seen == 1 ? "" : "es");
 }
 
-/* Is an element type an integer type the index ranges below can read (1: signed, 2: unsigned, 0: no)? */
-static int int_elem(const char *t)
-{
-	static const char *const sgn[] = { "int", "long", "long long", "short", "signed char", "int32_t", "int64_t",
-					   "int16_t", "int8_t", "long int", "long long int", "short int" };
-	static const char *const uns[] = { "unsigned", "unsigned int", "unsigned long", "unsigned long long",
-					   "unsigned short", "unsigned char", "uint32_t", "uint64_t", "uint16_t",
-					   "uint8_t", "size_t" };
-	size_t i;
-	if (!t)
-		return 0;
-	for (i = 0; i < ARRAY_SIZE(sgn); i++)
-		if (!strcmp(t, sgn[i]))
-			return 1;
-	for (i = 0; i < ARRAY_SIZE(uns); i++)
-		if (!strcmp(t, uns[i]))
-			return 2;
-	return 0;
-}
-
 /* The smallest and largest element of a captured integer buffer; 0 when it cannot be read. */
 static int data_minmax(const char *path, long long elem_size, int sign, long long *lo, long long *hi)
 {
@@ -655,7 +636,7 @@ static void describe_ranges(const struct astra_kernel *k, struct astra_cache *ca
 	for (i = 0; i < k->nr_params; i++) {
 		const struct astra_param *prm = &k->params[i];
 		long long lo = 0, hi = 0;
-		int sign = prm->is_pointer && prm->is_const ? int_elem(prm->elem_type) : 0, any = 0, given = 0;
+		int sign = prm->is_pointer && prm->is_const ? astra_type_integer_sign(prm->elem_type) : 0, any = 0, given = 0;
 		if (!sign)
 			continue;
 		for (r = 0; r < p->nr_ranges; r++)
@@ -690,7 +671,6 @@ static void describe_ranges(const struct astra_kernel *k, struct astra_cache *ca
 }
 
 /* The launch geometry: block and shmem constant, grid inferred; else per shape. */
-
 static void describe_launch(const struct astra_kernel *k, const struct astra_capture *c, const size_t *pick, size_t n,
 			    struct astra_pragma *p, int per_shape[3], struct astra_captured_info *info)
 {

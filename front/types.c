@@ -67,6 +67,25 @@ int astra_type_builtin_size(const char *t)
 	return 0;
 }
 
+int astra_type_integer_sign(const char *t)
+{
+	static const char *const sgn[] = { "int", "long", "long long", "short", "signed char", "int32_t", "int64_t",
+					   "int16_t", "int8_t", "long int", "long long int", "short int" };
+	static const char *const uns[] = { "unsigned", "unsigned int", "unsigned long", "unsigned long long",
+					   "unsigned short", "unsigned char", "uint32_t", "uint64_t", "uint16_t",
+					   "uint8_t", "size_t" };
+	size_t i;
+	if (!t)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(sgn); i++)
+		if (!strcmp(t, sgn[i]))
+			return 1;
+	for (i = 0; i < ARRAY_SIZE(uns); i++)
+		if (!strcmp(t, uns[i]))
+			return 2;
+	return 0;
+}
+
 static char *resolve(const struct astra_env *env, const char *bare, int depth)
 {
 	const struct astra_alias *a = astra_env_alias(env, bare, strlen(bare));

@@ -19,6 +19,14 @@ char *astra_type_bare(const char *type);
 int astra_type_builtin_size(const char *bare);
 
 /*
+ * Is elem (a pointer's element type as struct astra_param gives it: "int",
+ * "unsigned long", "int64_t") an integer type: 1 signed, 2 unsigned, 0 not
+ * (or unknown, such as a typedef).  The capture's index ranges and the
+ * verifier's index buffers use it.
+ */
+int astra_type_integer_sign(const char *elem);
+
+/*
  * type (as written) through env's aliases, bare: "const floatX" ->
  * "__nv_bfloat16" when floatX names it.  Names that are no alias stay as
  * they are.  malloc'd.

@@ -38,6 +38,7 @@
 #include "verify/gpu.h"
 #include "cache/store.h"
 #include "front/extract.h"
+#include "front/types.h"
 #include "verify/harness.h"
 #include "verify/sandbox.h"
 #include "verify/screen.h"
@@ -1420,12 +1421,6 @@ static void get_ceilings(struct vctx *c)
 
 /* ------------------------------------------------------------- verdicts */
 
-/* An integer element type (int, unsigned, int64_t, size_t, long, ...). */
-static int integer_type(const char *t)
-{
-	return t && (strstr(t, "int") || strstr(t, "long") || strstr(t, "short") || strstr(t, "size_t"));
-}
-
 int astra_verify_reads_part(const struct astra_kernel *k)
 {
 	size_t i, j;
@@ -1433,7 +1428,7 @@ int astra_verify_reads_part(const struct astra_kernel *k)
 		return 0;
 	for (i = 0; i < k->nr_params; i++) {
 		const struct astra_param *p = &k->params[i];
-		if (!p->is_pointer || !p->is_const || !integer_type(p->elem_type) || !p->name)
+		if (!p->is_pointer || !p->is_const || !astra_type_integer_sign(p->elem_type) || !p->name)
 			continue;
 		for (j = 0; j < k->pragma.nr_ranges; j++)
 			if (k->pragma.ranges[j].name && !strcmp(k->pragma.ranges[j].name, p->name))

@@ -409,6 +409,9 @@ static void test_reads_part(void)
 	fx_param(&f, "int64_t *", "out");               /* written integers are no index */
 	fx_range(&f, "out", "0", "9");
 	CHECK_INT(astra_verify_reads_part(&f.k), 0);
+	fx_param(&f, "const unsigned *", "rows");       /* unsigned ids are (the capture infers their range) */
+	fx_range(&f, "rows", "0", "9");
+	CHECK_INT(astra_verify_reads_part(&f.k), 1);
 	fixture_release(&f);
 }
 
