@@ -1368,10 +1368,12 @@ int astra_pragma_check(const struct astra_pragma *p, const char *file,
 		long k;
 		if (!nm || astra_pragma_is_output(p, nm))
 			continue;
-		k = param(&C, nm);
-		if (!by_capture || p->nr_outputs)
+		if (!by_capture || p->nr_outputs) {
 			complain(&C, p->tolerances[i].pos, "tolerance of '%s': not one of the outputs", nm);
-		else if (k < 0 || param_is_ptr[k] != 1)
+			continue;
+		}
+		k = param(&C, nm);
+		if (k < 0 || param_is_ptr[k] != 1)
 			complain(&C, p->tolerances[i].pos,
 				 "tolerance of '%s': not a pointer to non-const data, so never an output", nm);
 	}
