@@ -111,16 +111,6 @@ static void copy_variant(struct astra_variant *dst, const struct astra_variant *
 	dst->origin = src->origin ? xstrdup(src->origin) : NULL;
 }
 
-/* The case that moves the most bytes: where the roofline means something. */
-static size_t largest_case(const struct astra_verify_result *v)
-{
-	size_t i, best = 0;
-	for (i = 1; i < v->nr_cases; i++)
-		if (v->bytes[i] > v->bytes[best])
-			best = i;
-	return best;
-}
-
 /*
  * May candidate c lead the rounds (the best so far, which the optimizers
  * build on)?  Accepted by every check, faster than the original beyond
@@ -750,7 +740,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 				vr.phase_seconds[1], vr.phase_seconds[2], vr.phase_seconds[3], vr.sanitizer_seconds,
 				vr.gpu_wait_seconds);
 		cc = vr.cc;
-		big = largest_case(&vr);
+		big = astra_profile_largest(vr.bytes, vr.nr_cases);
 		baseline = vr.baseline[big].prof;
 		have_baseline = 1;
 		if (round == 0) {

@@ -112,9 +112,9 @@ static void build_points(struct sel *s)
 		 * it does for a single variant (doc/verify.md).
 		 */
 		big = (size_t)-1;
-		for (c = 0; c < s->nc; c++)
+		for (c = 0; c < s->nc; c++) /* the first of equal bytes, as astra_profile_largest */
 			if (s->point[c] == p &&
-			    (big == (size_t)-1 || !s->in->bytes || s->in->bytes[c] >= s->in->bytes[big]))
+			    (big == (size_t)-1 || (s->in->bytes && s->in->bytes[c] > s->in->bytes[big])))
 				big = c;
 		for (v = 0; v < s->nv; v++) {
 			int safe = s->usable[v];
@@ -333,9 +333,7 @@ int astra_select(const struct astra_select_input *in, struct astra_select_result
 		free(s.usable);
 		return -1;
 	}
-	for (c = 1; c < s.nc; c++)
-		if (in->bytes ? in->bytes[c] >= in->bytes[largest] : 1)
-			largest = c;
+	largest = astra_profile_largest(in->bytes, s.nc);
 	build_points(&s);
 	collect_candidates(&s);
 

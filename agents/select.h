@@ -48,7 +48,7 @@ struct astra_select_input {
 	/* What the launcher sees of each case: [c * nr_params + p]. */
 	size_t nr_params;
 	const double *values;
-	/* Bytes each case moves (the largest case breaks ties); NULL: the last case. */
+	/* Bytes each case moves (the largest case, the first of equal ones, breaks ties); NULL: the first case. */
 	const double *bytes;
 };
 

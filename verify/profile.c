@@ -50,6 +50,15 @@ int astra_profile_prefer(double sp, double sp_large, double cur, double cur_larg
 	return sp > cur * (1 + gain) && sp_large * (1 + gain) >= cur_large;
 }
 
+size_t astra_profile_largest(const double *bytes, size_t n)
+{
+	size_t i, best = 0;
+	for (i = 1; bytes && i < n; i++)
+		if (bytes[i] > bytes[best])
+			best = i;
+	return best;
+}
+
 size_t astra_profile_fit_round(double elapsed, double budget, double last_round, size_t last_n, size_t n)
 {
 	double per, room, fit;

@@ -82,6 +82,14 @@ int astra_profile_prefer(double sp, double sp_large, double cur, double cur_larg
 size_t astra_profile_fit_round(double elapsed, double budget, double last_round, size_t last_n, size_t n);
 
 /*
+ * The case that moves the most bytes, where a roofline means something
+ * and "the largest shape" is judged: the first of equal ones (the
+ * pragma's order; 0 without bytes).  One definition for the verifier,
+ * the loop and the choice of a variant set.
+ */
+size_t astra_profile_largest(const double *bytes, size_t n);
+
+/*
  * Fill prof from a timing, the bytes and FLOPs one launch moves and does,
  * and the ceilings (NULL or zeros: fractions 0).  regs/spills are left as
  * they are.  Returns 1 when the achieved rate is above the ceiling by more

@@ -1440,11 +1440,9 @@ int astra_verify_reads_part(const struct astra_kernel *k)
 static void judge_timing(struct vctx *c)
 {
 	struct astra_verify_result *r = c->res;
-	size_t i, j, largest = 0;
+	size_t i, j, largest = astra_profile_largest(r->bytes, r->nr_cases);
 	int reads_part = astra_verify_reads_part(c->k), overstated = 0;
 	for (j = 0; j < r->nr_cases; j++) {
-		if (r->bytes[j] > r->bytes[largest])
-			largest = j;
 		if (r->baseline[j].timed) {
 			r->baseline[j].above_ceiling = astra_profile_fill(&r->baseline[j].prof, &r->baseline[j].timing,
 									  r->bytes[j], r->flops[j], &r->ceilings);
