@@ -583,7 +583,7 @@ static void describe_aliasing(const struct astra_kernel *k, const struct astra_c
 			   "buffer", a1, a2, aliased, aliased == 1 ? "" : "es");
 	else if (seen && !(k->pragma.flags & ASTRA_PRAGMA_NOALIAS))
 		note(info, "every pointer had an allocation of its own in the %lld captured launch%s; if that always holds, "
-			   "`noalias` lets the rules add __restrict__", seen, seen == 1 ? "" : "es");
+			   "`#pragma astra noalias` lets the rules add __restrict__", seen, seen == 1 ? "" : "es");
 }
 
 /* The smallest and largest element of a captured integer buffer; 0 when it cannot be read. */

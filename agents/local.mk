@@ -12,6 +12,7 @@ libastra_a_SOURCES += \
 	agents/opt-llm.c agents/opt-llm.h \
 	agents/loop.c agents/loop.h \
 	agents/select.c agents/select.h \
+	agents/hints.c agents/hints.h \
 	agents/policy.c agents/policy.h \
 	agents/captured.c agents/captured.h \
 	agents/evidence.c agents/evidence.h \

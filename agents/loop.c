@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agents/hints.h"
 #include "agents/loop.h"
 #include "agents/optimizer.h"
 #include "agents/select.h"
@@ -70,6 +71,7 @@ void astra_loop_result_release(struct astra_loop_result *r)
 	if (r->have_evidence)
 		astra_verify_result_release(&r->evidence);
 	astra_vec_clear(&r->log);
+	astra_vec_clear(&r->hints);
 	astra_loop_result_init(r);
 }
 
@@ -592,6 +594,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 	double t0 = astra_now(), last_round = 0, round_t0;
 	size_t last_n = 0;
 	struct loop l = { tu, k, cl, opts };
+	struct astra_hints hints = ASTRA_HINTS_INIT;
 	unsigned long long seed = 0x5eed0000ull;
 	struct pool pool;
 
@@ -702,6 +705,8 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		memset(&vr, 0, sizeof(vr));
 		ret = judge(opts, tu, k, cl, cands, names, n, &vo, &vr);
 		res->gpu_wait_seconds += vr.gpu_wait_seconds;
+		if (ret >= 0 && vr.ran)
+			astra_hints_add(&hints, k, &vr);
 		if (ret < 0 || !vr.compiled || vr.setup_check || !vr.ran) {
 			/*
 			 * Compiled: the candidates that are in the program that
@@ -806,6 +811,10 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		astra_vec_pushf(&res->log, "%s", res->reason);
 
 out:
+	if (astra_hints_text(&hints, &res->hints))
+		for (i = 0; i < res->hints.nr; i++)
+			astra_vec_pushf(&res->log, "hint: %s", res->hints.v[i]);
+	astra_hints_release(&hints);
 	res->seconds = astra_now() - t0;
 	progress(opts, k, res->rounds, res->tried, res->verdict == ASTRA_VERDICT_FASTER ? res->speedup : 1.0,
 		 astra_verdict_name(res->verdict));

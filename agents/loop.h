@@ -110,6 +110,7 @@ struct astra_loop_result {
 	struct astra_verify_result evidence;
 	int have_evidence;
 	struct astra_vec log;            /* one line per candidate: origin, verdict, reason/speedup */
+	struct astra_vec hints;          /* what the user could tell (agents/hints.h), also in log as "hint: " */
 	char *transcript;                /* the LLM's conversation (JSON), redacted, or NULL */
 };
 

@@ -298,6 +298,11 @@ static void fill_from_loop(struct astra_json *row, const struct astra_loop_resul
 		astra_json_set_str(row, "rules", r->best.origin);
 	}
 	astra_json_set_num(row, "rounds", r->rounds);
+	if (r->hints.nr) {
+		struct astra_json *hs = astra_json_set_array(row, "hints");
+		for (i = 0; i < r->hints.nr; i++)
+			astra_json_push(hs, astra_json_new_string(r->hints.v[i]));
+	}
 	astra_json_set_num(row, "seconds", r->seconds);
 	astra_json_set_num(row, "gpu_wait_seconds", r->gpu_wait_seconds);
 	astra_json_set_num(row, "tried", (double)r->tried);
@@ -593,6 +598,9 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			row = new_row(j, k, res.verdict == ASTRA_VERDICT_FASTER ? "optimized"
 					    : res.verdict == ASTRA_VERDICT_NO_FASTER ? "no-faster-variant" : "failed");
 			fill_from_loop(row, &res);
+			for (i = 0; i < res.hints.nr; i++)
+				printf("%s %s: hint: %s\n", prefix, k->name, res.hints.v[i]);
+			fflush(stdout);
 			if (res.verdict != ASTRA_VERDICT_NONE) {
 				e.key = xstrdup(key.hex);
 				e.cc = o->gpu.cc;

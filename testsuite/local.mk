@@ -23,6 +23,7 @@ check_PROGRAMS += \
 	testsuite/unit/test-harness \
 	testsuite/unit/test-profile \
 	testsuite/unit/test-select \
+	testsuite/unit/test-hints \
 	testsuite/unit/test-loop \
 	testsuite/unit/test-dispatch
 
@@ -83,6 +84,8 @@ testsuite_unit_test_profile_SOURCES = testsuite/unit/test-profile.c testsuite/un
 testsuite_unit_test_profile_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_select_SOURCES = testsuite/unit/test-select.c testsuite/unit/unit.h
 testsuite_unit_test_select_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_hints_SOURCES = testsuite/unit/test-hints.c testsuite/unit/unit.h
+testsuite_unit_test_hints_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_loop_SOURCES = testsuite/unit/test-loop.c testsuite/unit/unit.h
 testsuite_unit_test_loop_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_dispatch_SOURCES = testsuite/unit/test-dispatch.c testsuite/unit/unit.h

@@ -770,9 +770,16 @@ static void on_fail(struct vctx *c, const struct astra_json *e)
 			{ "mismatch", "values differ beyond the tolerance" },
 		};
 		const char *what = say[4].what;
+		struct astra_cand_result *r = &c->res->cands[ci];
 		for (i = 0; i < ARRAY_SIZE(say); i++)
 			if (!strcmp(check, say[i].check))
 				what = say[i].what;
+		if (!strcmp(check, "mismatch") && !c->c[ci].done && !r->mismatch_output) {
+			r->mismatch_output = xstrdup(buf);
+			r->mismatch_ratio = astra_json_get_num(e, "max_ratio", 0);
+			r->mismatch_rtol = astra_json_get_num(e, "rtol", 0);
+			r->mismatch_atol = astra_json_get_num(e, "atol", 0);
+		}
 		astra_buf_addf(&b, "`%s`: %lld of %lld %s; first at %s[%lld]: expected ", buf, bad, lanes, what, buf,
 			       elem);
 		add_value(&b, e, "expected");
@@ -1767,6 +1774,7 @@ void astra_verify_result_release(struct astra_verify_result *res)
 		free(res->cands[i].name);
 		free(res->cands[i].reason);
 		free(res->cands[i].compile_log);
+		free(res->cands[i].mismatch_output);
 		free(res->cands[i].cases);
 	}
 	free(res->cands);

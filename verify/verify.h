@@ -75,6 +75,13 @@ struct astra_cand_result {
 	int misaligned;              /* misaligned pointers were tried on it */
 	int memcheck, racecheck;     /* 1 ran clean, 0 did not run */
 	int regs, spills;            /* from ptxas, -1 unknown */
+	/*
+	 * Rejected by check "mismatch": the output, its largest error over
+	 * the tolerance, and the tolerance in effect (what agents/hints.c
+	 * reads).  NULL / 0 otherwise.
+	 */
+	char *mismatch_output;
+	double mismatch_ratio, mismatch_rtol, mismatch_atol;
 };
 
 struct astra_verify_result {

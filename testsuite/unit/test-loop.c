@@ -27,6 +27,7 @@ struct cand {
 	double us[NC];          /* in the rounds */
 	double confirm_us[NC];  /* in the confirming run (0: as in the rounds) */
 	int reject_in_confirm;
+	double mismatch;        /* > 0: rejected in the rounds, `out` this many times its tolerance off */
 };
 
 struct scenario {
@@ -95,6 +96,15 @@ static int fake_verify(const struct astra_tu *tu, const struct astra_kernel *k, 
 			if (!strcmp(sc->c[j].text, cands[i].text))
 				s = &sc->c[j];
 		cr->name = xstrdup(cands[i].origin ? cands[i].origin : "?");
+		if (s && s->mismatch > 0) {
+			cr->verdict = ASTRA_CAND_REJECTED;
+			cr->check = "mismatch";
+			cr->reason = xstrdup("`out`: values differ beyond the tolerance");
+			cr->mismatch_output = xstrdup("out");
+			cr->mismatch_ratio = s->mismatch;
+			cr->mismatch_rtol = cr->mismatch_atol = 2e-5;
+			continue;
+		}
 		if (!s || (confirm && s->reject_in_confirm)) {
 			cr->verdict = ASTRA_CAND_REJECTED;
 			cr->check = "mismatch";
@@ -185,9 +195,9 @@ static void base(struct scenario *s)
 {
 	static const double orig[NC] = { 114.7, 9.8, 4.6, 4.3, 4.35 };
 	static const struct cand vec = { "/* vectorized */", "rules: vectorize",
-					 { 50.5, 6.1, 4.5, 4.3, 5.86 }, { 0 }, 0 };
+					 { 50.5, 6.1, 4.5, 4.3, 5.86 }, { 0 }, 0, 0 };
 	static const struct cand fast = { "/* fastmath */", "rules: fastmath",
-					  { 109.0, 9.3, 4.55, 4.3, 4.4 }, { 0 }, 0 };
+					  { 109.0, 9.3, 4.55, 4.3, 4.4 }, { 0 }, 0, 0 };
 	memset(s, 0, sizeof(*s));
 	memcpy(s->orig, orig, sizeof(orig));
 	s->c[0] = vec;
@@ -200,7 +210,7 @@ int main(void)
 	struct scenario s;
 	struct astra_loop_result r;
 	struct astra_entry e, d;
-	size_t c;
+	size_t c, i;
 
 	setenv("ASTRA_CC_NO_GPU", "1", 1);
 
@@ -319,6 +329,34 @@ int main(void)
 	CHECK_INT(r.verdict, ASTRA_VERDICT_NO_FASTER);
 	CHECK(r.reason && strstr(r.reason, "beyond the noise"));
 	CHECK_INT(s.confirms, 0);
+	astra_entry_release(&e);
+	astra_loop_result_release(&r);
+
+	/*
+	 * 6. A block-wide sum rejected at 1.55 times the default tolerance of
+	 * `out`: the vectorized variant is still stored, and the result (and
+	 * its log) carries the hint with the clause that would test it again.
+	 */
+	base(&s);
+	s.c[2] = s.c[0];
+	s.c[2].text = "/* block per row */";
+	s.c[2].origin = "rules: block-per-row";
+	s.c[2].mismatch = 1.55;
+	s.nc = 3;
+	run(&s, &r, &e);
+	CHECK_INT(r.verdict, ASTRA_VERDICT_FASTER);
+	CHECK_INT(r.hints.nr, 1);
+	CHECK(r.hints.nr && strstr(r.hints.v[0], "`#pragma astra tolerance(out: rtol=1e-4, atol=1e-4)`"));
+	for (c = 0, i = 0; i < r.log.nr; i++)
+		c += astra_starts_with(r.log.v[i], "hint: 1 candidate was rejected");
+	CHECK_INT(c, 1);
+	astra_entry_release(&e);
+	astra_loop_result_release(&r);
+
+	/* ... and none when the candidate misses by more than a little. */
+	s.c[2].mismatch = 40;
+	run(&s, &r, &e);
+	CHECK_INT(r.hints.nr, 0);
 	astra_entry_release(&e);
 	astra_loop_result_release(&r);
 
