@@ -28,12 +28,14 @@ void astra_captured_info_init(struct astra_captured_info *info)
 	memset(info, 0, sizeof(*info));
 	astra_vec_init(&info->shapes);
 	astra_vec_init(&info->notes);
+	astra_vec_init(&info->advice);
 }
 
 void astra_captured_info_release(struct astra_captured_info *info)
 {
 	astra_vec_clear(&info->shapes);
 	astra_vec_clear(&info->notes);
+	astra_vec_clear(&info->advice);
 	free(info->missing);
 	astra_captured_info_init(info);
 }
@@ -581,9 +583,11 @@ static void describe_aliasing(const struct astra_kernel *k, const struct astra_c
 	if (aliased)
 		note(info, "%s and %s point into the same allocation in %lld captured launch%s: the test gives each its own "
 			   "buffer", a1, a2, aliased, aliased == 1 ? "" : "es");
-	else if (seen && !(k->pragma.flags & ASTRA_PRAGMA_NOALIAS))
+	else if (seen && !(k->pragma.flags & ASTRA_PRAGMA_NOALIAS)) {
 		note(info, "every pointer had an allocation of its own in the %lld captured launch%s; if that always holds, "
 			   "`#pragma astra noalias` lets the rules add __restrict__", seen, seen == 1 ? "" : "es");
+		astra_vec_push(&info->advice, "#pragma astra noalias");
+	}
 }
 
 /* The smallest and largest element of a captured integer buffer; 0 when it cannot be read. */

@@ -53,6 +53,7 @@ struct astra_captured_info {
 	size_t nr_pragma;        /* shapes the pragma gave */
 	struct astra_vec shapes; /* one line per test shape, with its source */
 	struct astra_vec notes;  /* what was inferred, for confirmation */
+	struct astra_vec advice; /* clauses no run proves that would let more through ("#pragma astra noalias") */
 	char *missing;           /* why the kernel cannot be tested, and how to capture it */
 };
 

@@ -65,33 +65,42 @@ static void say_num(char *dst, size_t n, double v)
 		snprintf(dst, n, "%.3ge%d", m, e);
 }
 
-size_t astra_hints_text(const struct astra_hints *h, struct astra_vec *lines)
+/* The clause that would have o's candidates tested again. */
+static char *clause(const struct astra_hint_output *o)
 {
 	static const double steps[] = { 2, 5, 10, 20, 50 };
-	size_t i, s, n = 0;
+	double f = steps[ARRAY_SIZE(steps) - 1];
+	char r1[32], a1[32];
+	size_t s;
+	for (s = 0; s < ARRAY_SIZE(steps); s++)
+		if (steps[s] >= 2 * o->ratio) {
+			f = steps[s];
+			break;
+		}
+	say_num(r1, sizeof(r1), o->rtol * f);
+	say_num(a1, sizeof(a1), o->atol * f);
+	return xasprintf("#pragma astra tolerance(%s: rtol=%s, atol=%s)", o->name, r1, a1);
+}
+
+size_t astra_hints_text(const struct astra_hints *h, struct astra_vec *lines, struct astra_vec *clauses)
+{
+	size_t i;
 	for (i = 0; i < h->nr; i++) {
 		const struct astra_hint_output *o = &h->out[i];
-		double f = steps[ARRAY_SIZE(steps) - 1];
-		char r0[32], a0[32], r1[32], a1[32];
-		for (s = 0; s < ARRAY_SIZE(steps); s++)
-			if (steps[s] >= 2 * o->ratio) {
-				f = steps[s];
-				break;
-			}
+		char r0[32], a0[32], *c = clause(o);
 		say_num(r0, sizeof(r0), o->rtol);
 		say_num(a0, sizeof(a0), o->atol);
-		say_num(r1, sizeof(r1), o->rtol * f);
-		say_num(a1, sizeof(a1), o->atol * f);
 		astra_vec_pushf(lines,
 				"%zu candidate%s rejected only because `%s` differs from the original's by up to %.2f "
 				"times its default tolerance (rtol=%s, atol=%s x rms), as a sum taken in another order "
-				"can; if the application accepts that, `#pragma astra tolerance(%s: rtol=%s, atol=%s)` "
-				"has them verified again",
-				o->candidates, o->candidates == 1 ? " was" : "s were", o->name, o->ratio, r0, a0, o->name,
-				r1, a1);
-		n++;
+				"can; if the application accepts that, `%s` has them verified again",
+				o->candidates, o->candidates == 1 ? " was" : "s were", o->name, o->ratio, r0, a0, c);
+		if (clauses)
+			astra_vec_push_owned(clauses, c);
+		else
+			free(c);
 	}
-	return n;
+	return h->nr;
 }
 
 void astra_hints_release(struct astra_hints *h)

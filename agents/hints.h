@@ -49,10 +49,11 @@ void astra_hints_add(struct astra_hints *h, const struct astra_kernel *k, const 
 
 /*
  * One line per output with a hint, pushed onto lines; each names the
- * pragma clause as "`#pragma astra tolerance(NAME: rtol=R, atol=A)`".
- * Returns how many.
+ * pragma clause as "`#pragma astra tolerance(NAME: rtol=R, atol=A)`",
+ * which is also pushed alone onto clauses (unless NULL).  Returns how
+ * many.
  */
-size_t astra_hints_text(const struct astra_hints *h, struct astra_vec *lines);
+size_t astra_hints_text(const struct astra_hints *h, struct astra_vec *lines, struct astra_vec *clauses);
 
 void astra_hints_release(struct astra_hints *h);
 

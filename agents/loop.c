@@ -72,6 +72,7 @@ void astra_loop_result_release(struct astra_loop_result *r)
 		astra_verify_result_release(&r->evidence);
 	astra_vec_clear(&r->log);
 	astra_vec_clear(&r->hints);
+	astra_vec_clear(&r->advice);
 	astra_loop_result_init(r);
 }
 
@@ -811,7 +812,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		astra_vec_pushf(&res->log, "%s", res->reason);
 
 out:
-	if (astra_hints_text(&hints, &res->hints))
+	if (astra_hints_text(&hints, &res->hints, &res->advice))
 		for (i = 0; i < res->hints.nr; i++)
 			astra_vec_pushf(&res->log, "hint: %s", res->hints.v[i]);
 	astra_hints_release(&hints);

@@ -111,6 +111,7 @@ struct astra_loop_result {
 	int have_evidence;
 	struct astra_vec log;            /* one line per candidate: origin, verdict, reason/speedup */
 	struct astra_vec hints;          /* what the user could tell (agents/hints.h), also in log as "hint: " */
+	struct astra_vec advice;         /* the hints' clauses alone ("#pragma astra tolerance(...)") */
 	char *transcript;                /* the LLM's conversation (JSON), redacted, or NULL */
 };
 

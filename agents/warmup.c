@@ -188,6 +188,24 @@ static void note_rejected(struct astra_json *row, const struct astra_loop_result
 
 /* ------------------------------------------------------------ worker */
 
+/*
+ * "advice" in a kernel's row: the clauses no run proves that would let
+ * more candidates through (the capture's and the loop's, agents/hints.h),
+ * for tools (bench/capture/advice.py); the output says them in words.
+ */
+static void add_advice(struct astra_json *row, const struct astra_vec *capture, const struct astra_vec *loop)
+{
+	struct astra_json *arr;
+	size_t i;
+	if (!capture->nr && (!loop || !loop->nr))
+		return;
+	arr = astra_json_set_array(row, "advice");
+	for (i = 0; i < capture->nr; i++)
+		astra_json_push(arr, astra_json_new_string(capture->v[i]));
+	for (i = 0; loop && i < loop->nr; i++)
+		astra_json_push(arr, astra_json_new_string(loop->v[i]));
+}
+
 static const char *kernel_types(const struct astra_kernel *k, struct astra_buf *b)
 {
 	size_t i, j;
@@ -420,6 +438,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 	struct astra_cache *cache;
 	struct astra_buf version = ASTRA_BUF_INIT;
 	struct astra_kernel *copies;
+	struct astra_vec advice = ASTRA_VEC_INIT; /* a kernel's capture clauses, for its row */
 	char *arch;
 	size_t i;
 
@@ -467,6 +486,8 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		const struct astra_kernel *k = &tu.kernels[i];
 		struct astra_captured_info ci;
 		int cr;
+
+		astra_vec_clear(&advice);
 		struct astra_loop_opts lo = { 0 };
 		struct astra_loop_result res;
 		struct astra_key key;
@@ -505,6 +526,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		}
 		if (cr > 0)
 			print_captured(prefix, k, &ci);
+		astra_vec_pushv(&advice, ci.advice.v, ci.advice.nr);
 		astra_captured_info_release(&ci);
 		k = &copies[i];
 		lo.nvcc = o->nvcc;
@@ -555,6 +577,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 				continue;
 			}
 			row = new_row(j, k, "not-run");
+			add_advice(row, &advice, NULL);
 			astra_json_set_num(row, "tried", (double)res.tried);
 			astra_json_set_num(row, "compiled", (double)res.compiled);
 			astra_json_set_str(row, "reason", o->gpu.present ? "--no-run" : "no GPU: verification and timing need one");
@@ -572,6 +595,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		if (astra_cache_lookup(cache, key.hex, o->gpu.cc, &e) == 1) {
 			row = new_row(j, k, "cached");
 			fill_from_entry(row, &e);
+			add_advice(row, &advice, NULL);
 			emit_row(out, row);
 			astra_entry_release(&e);
 			astra_cache_queue_remove(cache, key.hex, o->gpu.cc);
@@ -589,6 +613,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			if (astra_cache_lookup(cache, key.hex, o->gpu.cc, &e) == 1) {
 				row = new_row(j, k, "cached");
 				fill_from_entry(row, &e);
+				add_advice(row, &advice, NULL);
 				emit_row(out, row);
 				astra_entry_release(&e);
 				astra_cache_unlock(&lk);
@@ -598,6 +623,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			row = new_row(j, k, res.verdict == ASTRA_VERDICT_FASTER ? "optimized"
 					    : res.verdict == ASTRA_VERDICT_NO_FASTER ? "no-faster-variant" : "failed");
 			fill_from_loop(row, &res);
+			add_advice(row, &advice, &res.advice);
 			for (i = 0; i < res.hints.nr; i++)
 				printf("%s %s: hint: %s\n", prefix, k->name, res.hints.v[i]);
 			fflush(stdout);
@@ -626,6 +652,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			astra_loop_result_release(&res);
 		}
 	}
+	astra_vec_clear(&advice);
 	for (i = 0; i < tu.nr_kernels; i++)
 		if (copies[i].name)
 			astra_captured_kernel_release(&copies[i]);

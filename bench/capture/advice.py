@@ -1,25 +1,33 @@
 #!/usr/bin/env python3
-"""advice.py WARMUP.TXT... - the pragma lines astra-cc advised, per kernel, as
-"KERNEL<TAB>#pragma astra ..." lines (for strip-pragmas.py advised).
+"""advice.py [--file NAME] WARMUP.JSON... - the clauses astra-cc advised, per kernel, as
+"LINE<TAB>#pragma astra ..." lines (for strip-pragmas.py advised).
 
-Reads `astra-cc --warmup` output: a job's lines start with its "[i/n]"
-prefix, its first line names the kernel ("[i/n] KERNEL: ..."), and advice
-is a clause in backquotes, "`#pragma astra noalias`" (a capture's note) or
-"`#pragma astra tolerance(...)`" (a hint after the rounds)."""
-import re
+Reads `astra-cc --warmup --json` records: each kernel's row gives its
+first line in the file warmup saw ("line") and the clauses no run can
+prove that would let more candidates through ("advice": the capture's
+`#pragma astra noalias`, the tolerance hints' `#pragma astra
+tolerance(...)`).  A kernel with several rows (a second job found the
+first one's entry) gives each clause once.  --file: only the kernels of
+files named NAME (the rows' "file", any directory)."""
+import json
 import sys
 
+args = sys.argv[1:]
+only = None
+if args[:1] == ["--file"]:
+    only, args = args[1], args[2:]
 seen = []
-for path in sys.argv[1:]:
-    kernel_of = {}
-    for line in open(path, errors="replace"):
-        m = re.match(r"^(\[\d+/\d+\]) (\w+): ", line)
-        if m:
-            kernel_of.setdefault(m.group(1), m.group(2))
-        p = re.match(r"^(\[\d+/\d+\])", line)
-        for clause in re.findall(r"`(#pragma astra [^`]+)`", line):
-            kernel = kernel_of.get(p.group(1)) if p else None
-            if kernel and (kernel, clause) not in seen:
-                seen.append((kernel, clause))
-for kernel, clause in seen:
-    print("%s\t%s" % (kernel, clause))
+for path in args:
+    try:
+        rows = json.load(open(path)).get("kernels", [])
+    except (OSError, ValueError):
+        continue
+    for r in rows:
+        if only and str(r.get("file", "")).rsplit("/", 1)[-1] != only:
+            continue
+        for clause in r.get("advice", []):
+            item = (int(r.get("line", 0)), clause)
+            if item[0] > 0 and item not in seen:
+                seen.append(item)
+for line, clause in seen:
+    print("%d\t%s" % (line, clause))

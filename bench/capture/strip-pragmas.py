@@ -3,33 +3,19 @@
 blocks reduced for bench/run-capture:
   alone    `#pragma astra optimize` and nothing else
   facts    optimize, plus what no run can show: noalias and tolerance()
-  advised  optimize, plus the lines astra-cc advised: ADVICE is a file of
-           "KERNEL<TAB>#pragma astra ..." lines (bench/capture/advice.py)"""
-import re
+  advised  alone, plus the clauses astra-cc advised when it warmed up the
+           alone file: ADVICE has "LINE<TAB>#pragma astra ..." lines
+           (bench/capture/advice.py), LINE the kernel's first line in the
+           alone file; each clause goes under the `#pragma astra optimize`
+           nearest above that line"""
 import sys
 
 mode = sys.argv[1]
-advice = {}
-if mode == "advised":
-    for line in open(sys.argv[2]):
-        kernel, _, clause = line.rstrip("\n").partition("\t")
-        if clause:
-            advice.setdefault(kernel, []).append(clause)
-lines = sys.stdin.read().split("\n")
 out, block = [], False
-for i, line in enumerate(lines):
+for line in sys.stdin.read().split("\n"):
     if line.startswith("#pragma astra"):
         if not block:
             out.append("#pragma astra optimize")
-            if mode == "advised":
-                # The kernel the block annotates: the first __global__ after it.
-                name = None
-                for nxt in lines[i:i + 12]:
-                    m = re.search(r"__global__\s+(?:__launch_bounds__\([^)]*\)\s+)?void\s+(\w+)", nxt)
-                    if m:
-                        name = m.group(1)
-                        break
-                out.extend(advice.get(name, []))
         block = True
         rest = line[len("#pragma astra"):].strip()
         if mode == "facts" and (rest.startswith("noalias") or rest.startswith("tolerance")):
@@ -37,4 +23,15 @@ for i, line in enumerate(lines):
         continue
     block = False
     out.append(line)
+if mode == "advised":
+    where = []
+    for item in open(sys.argv[2]):
+        num, _, clause = item.rstrip("\n").partition("\t")
+        at = int(num) - 1  # the kernel's first line, 0-based
+        above = [i for i in range(min(at, len(out))) if out[i] == "#pragma astra optimize"]
+        if not clause or not above:
+            sys.exit("strip-pragmas.py: no `#pragma astra optimize` above line %s for %s" % (num, clause))
+        where.append((above[-1], clause))
+    for i, clause in sorted(reversed(where), key=lambda w: -w[0]):  # last first; a block's in order
+        out.insert(i + 1, clause)
 sys.stdout.write("\n".join(out))

@@ -46,7 +46,7 @@ static char *text(const struct astra_hints *h)
 	struct astra_vec v = ASTRA_VEC_INIT;
 	struct astra_buf b = ASTRA_BUF_INIT;
 	size_t i;
-	astra_hints_text(h, &v);
+	astra_hints_text(h, &v, NULL);
 	for (i = 0; i < v.nr; i++)
 		astra_buf_addf(&b, "%s%s", i ? "|" : "", v.v[i]);
 	astra_vec_clear(&v);
@@ -77,6 +77,20 @@ int main(void)
 	CHECK(strstr(t, "`#pragma astra tolerance(out: rtol=1e-4, atol=1e-4)`"));
 	CHECK(!strchr(t, '|'));
 	free(t);
+	astra_hints_release(&h);
+
+	/* ... and the clause alone, for the warmup's JSON row. */
+	cand(0, "mismatch", "out", 1.55, 2e-5, 2e-5);
+	add(&h, &k, 1);
+	{
+		struct astra_vec lines = ASTRA_VEC_INIT, clauses = ASTRA_VEC_INIT;
+		CHECK_INT(astra_hints_text(&h, &lines, &clauses), 1);
+		CHECK_INT(clauses.nr, 1);
+		if (clauses.nr)
+			CHECK_STR(clauses.v[0], "#pragma astra tolerance(out: rtol=1e-4, atol=1e-4)");
+		astra_vec_clear(&lines);
+		astra_vec_clear(&clauses);
+	}
 	astra_hints_release(&h);
 
 	/* 2. Not hints: beyond ASTRA_HINT_NARROW, within the tolerance, other checks, exact outputs. */

@@ -347,6 +347,8 @@ int main(void)
 	CHECK_INT(r.verdict, ASTRA_VERDICT_FASTER);
 	CHECK_INT(r.hints.nr, 1);
 	CHECK(r.hints.nr && strstr(r.hints.v[0], "`#pragma astra tolerance(out: rtol=1e-4, atol=1e-4)`"));
+	CHECK_INT(r.advice.nr, 1);
+	CHECK(r.advice.nr && !strcmp(r.advice.v[0], "#pragma astra tolerance(out: rtol=1e-4, atol=1e-4)"));
 	for (c = 0, i = 0; i < r.log.nr; i++)
 		c += astra_starts_with(r.log.v[i], "hint: 1 candidate was rejected");
 	CHECK_INT(c, 1);
