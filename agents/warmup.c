@@ -486,13 +486,14 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		const struct astra_kernel *k = &tu.kernels[i];
 		struct astra_captured_info ci;
 		int cr;
-
-		astra_vec_clear(&advice);
 		struct astra_loop_opts lo = { 0 };
 		struct astra_loop_result res;
 		struct astra_key key;
 		struct astra_entry e;
 		struct astra_json *row;
+		size_t h;
+
+		astra_vec_clear(&advice);
 
 		if (j->only_kernel && strcmp(j->only_kernel, k->name))
 			continue;
@@ -624,8 +625,8 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 					    : res.verdict == ASTRA_VERDICT_NO_FASTER ? "no-faster-variant" : "failed");
 			fill_from_loop(row, &res);
 			add_advice(row, &advice, &res.advice);
-			for (i = 0; i < res.hints.nr; i++)
-				printf("%s %s: hint: %s\n", prefix, k->name, res.hints.v[i]);
+			for (h = 0; h < res.hints.nr; h++)
+				printf("%s %s: hint: %s\n", prefix, k->name, res.hints.v[h]);
 			fflush(stdout);
 			if (res.verdict != ASTRA_VERDICT_NONE) {
 				e.key = xstrdup(key.hex);
