@@ -499,16 +499,6 @@ static const char *helper_name(const struct astra_kernel *k)
 	return NULL;
 }
 
-/* Whether the pragma gives a tolerance for buffer NAME. */
-static int has_tolerance(const struct astra_pragma *p, const char *name)
-{
-	size_t i;
-	for (i = 0; i < p->nr_tolerances; i++)
-		if (p->tolerances[i].name && !strcmp(p->tolerances[i].name, name))
-			return 1;
-	return 0;
-}
-
 static void describe_outputs(const struct astra_kernel *k, const struct astra_capture *c, struct astra_pragma *p,
 			     struct astra_captured_info *info)
 {
@@ -516,9 +506,11 @@ static void describe_outputs(const struct astra_kernel *k, const struct astra_ca
 	size_t i, s;
 	for (i = 0; i < k->nr_params; i++) {
 		const struct astra_param *prm = &k->params[i];
+		const struct astra_tolerance *t;
 		int yes = 0, no = 0;
 		if (!prm->is_pointer || prm->is_const)
 			continue;
+		t = astra_pragma_tolerance(p, prm->name);
 		for (s = 0; s < c->nr_shapes; s++) {
 			const struct astra_capture_buffer *b = buffer_of(&c->shapes[s], (int)i);
 			if (b && b->written == 1)
@@ -529,7 +521,7 @@ static void describe_outputs(const struct astra_kernel *k, const struct astra_ca
 		if (yes || !no) {
 			add_output(p, prm->name);
 			astra_buf_addf(yes ? &out : &unk, "%s%s", (yes ? out.len : unk.len) ? ", " : "", prm->name);
-		} else if (has_tolerance(p, prm->name)) {
+		} else if (t && t->name) {
 			/* The user gave its tolerance: an output, whatever these runs showed. */
 			add_output(p, prm->name);
 			astra_buf_addf(&tol, "%s%s", tol.len ? ", " : "", prm->name);

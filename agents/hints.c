@@ -11,16 +11,6 @@
 #include "lib/util.h"
 #include "agents/hints.h"
 
-/* Does the pragma give output name a tolerance (by its name, or for all)? */
-static int pragma_has_tolerance(const struct astra_kernel *k, const char *name)
-{
-	size_t i;
-	for (i = 0; i < k->pragma.nr_tolerances; i++)
-		if (!k->pragma.tolerances[i].name || !strcmp(k->pragma.tolerances[i].name, name))
-			return 1;
-	return 0;
-}
-
 void astra_hints_add(struct astra_hints *h, const struct astra_kernel *k, const struct astra_verify_result *vr)
 {
 	size_t i, j;
@@ -29,7 +19,7 @@ void astra_hints_add(struct astra_hints *h, const struct astra_kernel *k, const 
 		struct astra_hint_output *o = NULL;
 		if (c->verdict != ASTRA_CAND_REJECTED || !c->mismatch_output || !(c->mismatch_ratio > 1) ||
 		    c->mismatch_ratio > ASTRA_HINT_NARROW || !(c->mismatch_rtol > 0 || c->mismatch_atol > 0) ||
-		    pragma_has_tolerance(k, c->mismatch_output))
+		    astra_pragma_tolerance(&k->pragma, c->mismatch_output))
 			continue;
 		for (j = 0; j < h->nr && !o; j++)
 			if (!strcmp(h->out[j].name, c->mismatch_output))

@@ -201,9 +201,9 @@ static void add_advice(struct astra_json *row, const struct astra_vec *capture, 
 		return;
 	arr = astra_json_set_array(row, "advice");
 	for (i = 0; i < capture->nr; i++)
-		astra_json_push(arr, astra_json_new_string(capture->v[i]));
+		astra_json_push_str(arr, capture->v[i]);
 	for (i = 0; loop && i < loop->nr; i++)
-		astra_json_push(arr, astra_json_new_string(loop->v[i]));
+		astra_json_push_str(arr, loop->v[i]);
 }
 
 static const char *kernel_types(const struct astra_kernel *k, struct astra_buf *b)
@@ -319,7 +319,7 @@ static void fill_from_loop(struct astra_json *row, const struct astra_loop_resul
 	if (r->hints.nr) {
 		struct astra_json *hs = astra_json_set_array(row, "hints");
 		for (i = 0; i < r->hints.nr; i++)
-			astra_json_push(hs, astra_json_new_string(r->hints.v[i]));
+			astra_json_push_str(hs, r->hints.v[i]);
 	}
 	astra_json_set_num(row, "seconds", r->seconds);
 	astra_json_set_num(row, "gpu_wait_seconds", r->gpu_wait_seconds);

@@ -161,6 +161,19 @@ int astra_pragma_is_output(const struct astra_pragma *p, const char *name)
 	return 0;
 }
 
+const struct astra_tolerance *astra_pragma_tolerance(const struct astra_pragma *p, const char *name)
+{
+	const struct astra_tolerance *all = NULL;
+	size_t i;
+	for (i = 0; i < p->nr_tolerances; i++) {
+		if (!p->tolerances[i].name)
+			all = &p->tolerances[i];
+		else if (!strcmp(p->tolerances[i].name, name))
+			return &p->tolerances[i];
+	}
+	return all;
+}
+
 /* ------------------------------------------------------------ lexer */
 
 enum tkind { T_END, T_IDENT, T_NUMBER, T_STRING, T_PUNCT, T_BAD };

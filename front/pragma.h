@@ -201,6 +201,8 @@ char *astra_pragma_canonical(const struct astra_pragma *p);
 const char *astra_assign_get(const struct astra_assign_set *set, const char *name);
 const struct astra_bufspec *astra_pragma_buffer(const struct astra_pragma *p, const char *name);
 int astra_pragma_is_output(const struct astra_pragma *p, const char *name);
+/* The tolerance that applies to output name: the one given for it, else the one for every output. */
+const struct astra_tolerance *astra_pragma_tolerance(const struct astra_pragma *p, const char *name);
 
 void astra_diags_add(struct astra_diags *d, const char *file, unsigned line, unsigned col,
 		     int is_error, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
