@@ -29,12 +29,14 @@ void astra_hints_add(struct astra_hints *h, const struct astra_kernel *k, const 
 			o = &h->out[h->nr++];
 			memset(o, 0, sizeof(*o));
 			o->name = xstrdup(c->mismatch_output);
+		}
+		o->candidates++;
+		/* Instantiations differ in tolerance (__half, bf16): keep the case that needs the widest. */
+		if (c->mismatch_ratio * fmax(c->mismatch_rtol, c->mismatch_atol) > o->ratio * fmax(o->rtol, o->atol)) {
+			o->ratio = c->mismatch_ratio;
 			o->rtol = c->mismatch_rtol;
 			o->atol = c->mismatch_atol;
 		}
-		o->candidates++;
-		if (c->mismatch_ratio > o->ratio)
-			o->ratio = c->mismatch_ratio;
 	}
 }
 

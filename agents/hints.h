@@ -14,7 +14,8 @@
  * that much.  Outputs the pragma already gives a tolerance for are left
  * alone: the user has said.  The suggested tolerance multiplies the one
  * in effect by the smallest of 2, 5, 10, 20, 50 that is at least twice
- * the largest ratio seen; the candidates are then verified in full again,
+ * the ratio seen, for the candidate that needs the widest tolerance
+ * (so that it covers every instantiation's); the candidates are then verified in full again,
  * so a hint never lets a wrong one through.
  * Pure: no I/O (testsuite/unit/test-hints.c).
  */
@@ -33,8 +34,13 @@
 struct astra_hint_output {
 	char *name;
 	size_t candidates;
-	double ratio;           /* the largest error / tolerance among them */
-	double rtol, atol;      /* the tolerance in effect (atol relative to the output's rms) */
+	/*
+	 * Of the one that needs the widest tolerance (ratio times the
+	 * tolerance; an output's instantiations may differ in it): its error
+	 * over its tolerance, and that tolerance (atol relative to the rms).
+	 */
+	double ratio;
+	double rtol, atol;
 };
 
 struct astra_hints {

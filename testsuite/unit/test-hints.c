@@ -117,7 +117,23 @@ int main(void)
 	free(t);
 	astra_hints_release(&h);
 
-	/* 4. The pragma gives `out` a tolerance (by name, then for every output): the user has said. */
+	/*
+	 * 4. The output's instantiations have different default tolerances
+	 * (__half 5e-3, bf16 2e-2): the clause covers the one that needs the
+	 * widest, 2 x 2e-2, not the first seen times the largest ratio (2.5e-2).
+	 */
+	cand(0, "mismatch", "out", 1.2, 5e-3, 5e-3);
+	cand(1, "mismatch", "out", 2, 2e-2, 2e-2);
+	cand(2, "mismatch", "out", 3, 1e-4, 1e-4);
+	add(&h, &k, 3);
+	t = text(&h);
+	CHECK(strstr(t, "3 candidates were rejected only because `out`"));
+	CHECK(strstr(t, "up to 2.00 times its default tolerance (rtol=0.02, atol=0.02 x rms)"));
+	CHECK(strstr(t, "tolerance(out: rtol=0.1, atol=0.1)"));
+	free(t);
+	astra_hints_release(&h);
+
+	/* 5. The pragma gives `out` a tolerance (by name, then for every output): the user has said. */
 	memset(&tol, 0, sizeof(tol));
 	tol.name = (char *)"out";
 	tol.rtol = 1e-5;
