@@ -774,7 +774,7 @@ static void on_fail(struct vctx *c, const struct astra_json *e)
 		for (i = 0; i < ARRAY_SIZE(say); i++)
 			if (!strcmp(check, say[i].check))
 				what = say[i].what;
-		if (!strcmp(check, "mismatch") && !c->c[ci].done && !r->mismatch_output) {
+		if (!strcmp(check, "mismatch") && !c->c[ci].done) { /* the first failure is the one reported */
 			r->mismatch_output = xstrdup(buf);
 			r->mismatch_ratio = astra_json_get_num(e, "max_ratio", 0);
 			r->mismatch_rtol = astra_json_get_num(e, "rtol", 0);
