@@ -356,52 +356,67 @@ static char *product_text(const struct infer *f, const size_t *ps, size_t np, lo
 }
 
 /*
+ * Does a product of np of the integer scalars, mul times it divided by div
+ * (rounded up), give the target at every chosen shape?  The scalars go to
+ * ps[]; with distinct, each at most once, else only a product that takes
+ * one twice or more.
+ */
+static int fitting_product(const struct infer *f, size_t *ps, size_t np, long long mul, long long div, int distinct)
+{
+	size_t a, b, c;
+	for (a = 0; a < f->nip; a++) {
+		ps[0] = f->ip[a];
+		if (np == 1) {
+			if (distinct && fits(f, ps, 1, mul, div))
+				return 1;
+			continue;
+		}
+		for (b = a; b < f->nip; b++) {
+			ps[1] = f->ip[b];
+			if (np == 2) {
+				if ((b > a) == distinct && fits(f, ps, 2, mul, div))
+					return 1;
+				continue;
+			}
+			for (c = b; c < f->nip; c++) {
+				ps[2] = f->ip[c];
+				if ((b > a && c > b) == distinct && fits(f, ps, 3, mul, div))
+					return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
  * The simplest expression of the integer scalars whose value,
  * ceil(mul * product / div), is the target at every chosen shape, in the
  * order below (divs[0] is the block size for a grid); or NULL.
  */
 static char *infer_expr(struct infer *f, const long long *divs, size_t ndivs, int max_mul)
 {
-	size_t ps[3], a, b, c2, d, np;
+	size_t ps[3], d, np;
 	long long mul = 1;
-	int phase;
+	int phase, distinct;
 	/*
 	 * Simplest first: plain products of the scalars (divided by the first
 	 * divisor, the block size, for a grid), then the other divisors, then
-	 * constant multipliers (2*tokens*d).  With one captured shape many
-	 * expressions fit; the order makes the likely one win (rows*cols, not
-	 * 64*cols when rows is 64).
+	 * constant multipliers (2*tokens*d); for each number of factors, the
+	 * products of different scalars before those that take one twice.
+	 * With one captured shape many expressions fit; the order makes the
+	 * likely one win (rows*cols, not 64*cols when rows is 64, nor
+	 * rows*rows when the matrix is square).
 	 */
 	for (phase = 0; phase < 3; phase++) {
 		for (d = 0; d <= ndivs; d++) {
 			long long div = d ? divs[d - 1] : 1;
 			if ((phase == 0 && d > 1) || (phase == 1 && d < 2) || (phase == 2 && d > 0))
 				continue;
-			for (mul = phase == 2 ? 2 : 1; mul <= (phase == 2 ? max_mul : 1); mul++) {
-				for (np = 1; np <= 3; np++) {
-					for (a = 0; a < f->nip; a++) {
-						ps[0] = f->ip[a];
-						if (np == 1) {
-							if (fits(f, ps, 1, mul, div))
-								goto found;
-							continue;
-						}
-						for (b = a; b < f->nip; b++) {
-							ps[1] = f->ip[b];
-							if (np == 2) {
-								if (fits(f, ps, 2, mul, div))
-									goto found;
-								continue;
-							}
-							for (c2 = b; c2 < f->nip; c2++) {
-								ps[2] = f->ip[c2];
-								if (fits(f, ps, 3, mul, div))
-									goto found;
-							}
-						}
-					}
-				}
-			}
+			for (mul = phase == 2 ? 2 : 1; mul <= (phase == 2 ? max_mul : 1); mul++)
+				for (np = 1; np <= 3; np++)
+					for (distinct = 1; distinct >= 0; distinct--)
+						if (fitting_product(f, ps, np, mul, div, distinct))
+							goto found;
 		}
 	}
 	return NULL;
@@ -711,7 +726,15 @@ static void describe_launch(const struct astra_kernel *k, const struct astra_cap
 		f.target = t_grid;
 		for (i = 0; i < (dims == 1 ? 1 : 3) && !per_shape[0]; i++) {
 			f.which = i;
-			g[i] = infer_expr(&f, divs, nd, 1);
+			/*
+			 * A y or z the same at every shape is a number in the
+			 * launch (mostly 1), not an expression that happens
+			 * to round to it ((height + 63) / 64 at 32 and 64).
+			 */
+			if (i && constant(&f, &v[i]) && (n > 1 || v[i] == 1))
+				g[i] = xasprintf("%lld", v[i]);
+			else
+				g[i] = infer_expr(&f, divs, nd, 1);
 			if (!g[i] && constant(&f, &v[i]))
 				g[i] = xasprintf("%lld", v[i]);
 			if (!g[i])
@@ -844,7 +867,8 @@ int astra_captured_kernel(struct astra_cache *cache, const char *key, int cc, co
 			for (i = 0; i < p->nr_buffers; i++)
 				astra_buf_addf(&bl, "%s%s[%s]", i ? ", " : "", p->buffers[i].name,
 					       strncmp(p->buffers[i].count, "astra_n_", 8) ? p->buffers[i].count : "<per shape>");
-			note(info, "buffers inferred: buffers(%s)", bl.buf);
+			note(info, "buffers inferred: buffers(%s)%s", bl.buf,
+			     n == 1 ? " (one shape: another expression may fit as well)" : "");
 			astra_buf_release(&bl);
 		}
 		describe_aliasing(k, &cap, info);
