@@ -725,17 +725,17 @@ static void describe_launch(const struct astra_kernel *k, const struct astra_cap
 				divs[nd++] = q;
 		f.target = t_grid;
 		for (i = 0; i < (dims == 1 ? 1 : 3) && !per_shape[0]; i++) {
+			int same;
 			f.which = i;
+			same = constant(&f, &v[i]);
 			/*
 			 * A y or z the same at every shape is a number in the
 			 * launch (mostly 1), not an expression that happens
 			 * to round to it ((height + 63) / 64 at 32 and 64).
 			 */
-			if (i && constant(&f, &v[i]) && (n > 1 || v[i] == 1))
-				g[i] = xasprintf("%lld", v[i]);
-			else
+			if (!(i && same && (n > 1 || v[i] == 1)))
 				g[i] = infer_expr(&f, divs, nd, 1);
-			if (!g[i] && constant(&f, &v[i]))
+			if (!g[i] && same)
 				g[i] = xasprintf("%lld", v[i]);
 			if (!g[i])
 				per_shape[0] = 1;
