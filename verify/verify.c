@@ -152,6 +152,42 @@ static int probe_gpu(struct vctx *c)
 /* -------------------------------------------------------------- compiling */
 
 /*
+ * The original's directory for the program's quoted includes, as gcc's
+ * -iquote.  nvcc pastes -Xcompiler values into a shell command unquoted
+ * (and splits them at commas), so the directory's own name would be run
+ * by that shell: "my proj" splits in two, "(" is a syntax error, "$(...)"
+ * runs a command.  It is reached through a link in the workspace instead
+ * (the workspace's path is shell-safe: lib/workspace.h).  Its own -I, an
+ * argument nvcc quotes itself, is no way out: nvcc puts it in double
+ * quotes, where a shell still expands `$` and backquotes, and -I would
+ * also change where <x> includes are found.
+ */
+static void quote_dir(struct vctx *c, const char *dir)
+{
+	char *abs = realpath(dir, NULL);
+	char *link = xasprintf("%s/" ASTRA_VERIFY_SRCDIR_LINK, c->dir);
+	const char *use = NULL;
+	if (!abs) {
+		note(c, "cannot resolve %s (%s): the test program's quoted includes are not looked for there", dir,
+		     strerror(errno));
+	} else if (symlink(abs, link) == 0 || (errno == EEXIST && unlink(link) == 0 && symlink(abs, link) == 0)) {
+		use = link;
+	} else if (astra_workspace_shell_safe(abs) && !strchr(abs, ',')) {
+		use = abs;
+	} else {
+		note(c, "cannot link %s to %s (%s), whose name nvcc's shell would change: the test program's quoted "
+		     "includes are not looked for there", link, abs, strerror(errno));
+	}
+	if (use) {
+		astra_trace(ASTRA_TRACE_VERIFY, "quoted includes: %s (%s)", use, abs);
+		astra_vec_push(&c->flags, "-Xcompiler");
+		astra_vec_pushf(&c->flags, "-iquote,%s", use);
+	}
+	free(abs);
+	free(link);
+}
+
+/*
  * The flags of a test-program compile: the TU's preprocessor flags, the
  * device-code flags that change what the kernel computes (fast math,
  * -O, -Xptxas, ...), the GPU's architecture, and the original's directory
@@ -206,12 +242,7 @@ static void build_flags(struct vctx *c)
 	slash = strrchr(srcdir, '/');
 	if (slash)
 		*slash = '\0';
-	{
-		char *abs = realpath(slash ? srcdir : ".", NULL);
-		astra_vec_push(&c->flags, "-Xcompiler");
-		astra_vec_pushf(&c->flags, "-iquote,%s", abs ? abs : (slash ? srcdir : "."));
-		free(abs);
-	}
+	quote_dir(c, slash ? srcdir : ".");
 	free(srcdir);
 	astra_vec_push(&c->flags, "-lineinfo");
 	astra_vec_push(&c->flags, "-Xptxas");

@@ -192,5 +192,10 @@ int astra_verify_try_compile(const struct astra_tu *tu, const struct astra_kerne
 
 /* The work directory of a verification: TMPDIR/astra-verify-XXXXXX (lib/workspace.h). */
 #define ASTRA_VERIFY_WORKSPACE "astra-verify-"
+/*
+ * In it, a link to the original's directory: the test program's quoted
+ * includes are searched there (-iquote), under a name nvcc's shell keeps.
+ */
+#define ASTRA_VERIFY_SRCDIR_LINK "srcdir"
 
 #endif
