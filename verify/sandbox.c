@@ -12,8 +12,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <net/if.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/run.h"
 #include "lib/util.h"
 #include "lib/workspace.h"
 #include "verify/sandbox.h"
@@ -146,9 +149,26 @@ static long long half_memory(void)
 	return half > (4LL << 30) ? half : (4LL << 30);
 }
 
-int astra_sandbox_prepare(struct astra_sandbox *sb, const char *dir, double timeout)
+void astra_sandbox_limits(const struct astra_sandbox_work *w, struct astra_sandbox_limits *l)
 {
-	rlim_t cpu = (rlim_t)(timeout > 0 ? timeout : 600) + 10;
+	long cpus = w->cpus > 0 ? w->cpus : 1;
+	double wall = ASTRA_SANDBOX_SLACK * (w->planned > 0 ? w->planned : 0);
+	if (w->timeout > 0)
+		wall = w->timeout;
+	else if (wall < ASTRA_SANDBOX_MIN_WALL)
+		wall = ASTRA_SANDBOX_MIN_WALL;
+	l->wall = wall;
+	/* The host threads, the launching thread, compute-sanitizer's process. */
+	l->threads = (unsigned)(cpus < ASTRA_SANDBOX_THREADS ? cpus : ASTRA_SANDBOX_THREADS) + 2;
+	l->cpu = ceil(wall * l->threads) + 10;
+}
+
+int astra_sandbox_prepare(struct astra_sandbox *sb, const char *dir, const struct astra_sandbox_limits *l)
+{
+	rlim_t cpu = (rlim_t)l->cpu;
+	const char *test_cpu = astra_getenv("ASTRA_CC_TEST_CPU_LIMIT");
+	if (test_cpu && atol(test_cpu) > 0)
+		cpu = (rlim_t)atol(test_cpu);
 	memset(sb, 0, sizeof(*sb));
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return error("cannot create the sandbox directory %s: %s", dir, strerror(errno));
@@ -185,6 +205,24 @@ int astra_sandbox_prepare(struct astra_sandbox *sb, const char *dir, double time
 		}
 	}
 	return 0;
+}
+
+char *astra_sandbox_stop_reason(const struct astra_sandbox *sb, int rc, const char *err)
+{
+	if (rc == 128 + SIGXCPU)
+		return xasprintf("killed by the CPU-time limit (RLIMIT_CPU %llu s)",
+				 (unsigned long long)sb->cpu.rlim_cur);
+	if (rc == 128 + SIGKILL && sb->cpu.rlim_max != RLIM_INFINITY)
+		/* SIGKILL at the hard limit: a program that ignored SIGXCPU (or the OOM killer). */
+		return xasprintf("killed (SIGKILL): by the CPU-time limit's hard limit (RLIMIT_CPU %llu s), the "
+				 "system's out-of-memory killer, or itself", (unsigned long long)sb->cpu.rlim_max);
+	if (rc == 128 + SIGXFSZ)
+		return xasprintf("killed by the file-size limit (RLIMIT_FSIZE %llu MiB)",
+				 (unsigned long long)(sb->fsize.rlim_cur >> 20));
+	if (err && strstr(err, "bad_alloc"))
+		return xasprintf("stopped when an allocation failed: the memory limit (RLIMIT_DATA %llu MiB)",
+				 (unsigned long long)(sb->data.rlim_cur >> 20));
+	return NULL;
 }
 
 void astra_sandbox_release(struct astra_sandbox *sb)

@@ -7,7 +7,8 @@
  * it (the test program itself, or compute-sanitizer with the program
  * under it) gets:
  *
- *   - resource limits: CPU time (the run's time limit plus 10 s), private
+ *   - resource limits: CPU time (the run's wall-clock limit times the
+ *     threads the program runs at once, plus 10 s: astra_sandbox_limits), private
  *     writable memory (RLIMIT_DATA: half the machine's memory, at least
  *     4 GiB; RLIMIT_AS is not set, because the CUDA driver reserves
  *     address space for the whole unified address space, host and device
@@ -35,6 +36,39 @@
 #define ASTRA_SANDBOX_FSIZE (64LL << 20)
 #define ASTRA_SANDBOX_NPROC 256
 
+/*
+ * The limits of a run follow the work it is asked to do.  The wall clock:
+ * the user's --timeout when given; else the original kernel's measured
+ * time for the launches the run plans, times ASTRA_SANDBOX_SLACK (the
+ * candidates may be slower, the host checks every output), never less
+ * than ASTRA_SANDBOX_MIN_WALL (before the original has been timed, that
+ * is the limit).  CPU time counts every thread: the test program fills and
+ * compares on up to ASTRA_SANDBOX_THREADS host threads (harness-rt's
+ * nthreads(), the processors online up to 16) beside the one that launches
+ * and waits (spinning in the CUDA driver) and compute-sanitizer's own, so
+ * RLIMIT_CPU is the wall-clock limit times those threads, plus 10 s.  (It
+ * was the wall-clock limit plus 10 s: a softmax over 50,257 columns at
+ * 8,192 rows was killed by SIGXCPU 154 s into a 600 s run.)
+ */
+#define ASTRA_SANDBOX_MIN_WALL 600.0
+#define ASTRA_SANDBOX_SLACK 10.0
+#define ASTRA_SANDBOX_THREADS 16
+
+struct astra_sandbox_work {
+	double timeout;    /* the wall-clock limit the user gave; 0: none */
+	double planned;    /* seconds of the run's launches at the original's measured speed; 0: not measured */
+	long cpus;         /* processors online (sysconf); <= 0: unknown, 1 */
+};
+
+struct astra_sandbox_limits {
+	double wall;       /* seconds of wall-clock time */
+	double cpu;        /* seconds of CPU time (RLIMIT_CPU's soft limit) */
+	unsigned threads;  /* the threads the CPU time was allowed for */
+};
+
+/* The limits of a run doing work w (pure: no system calls). */
+void astra_sandbox_limits(const struct astra_sandbox_work *w, struct astra_sandbox_limits *l);
+
 struct astra_sandbox {
 	/* Everything the child needs, computed before the fork. */
 	struct rlimit cpu, data, fsize, core, nproc;
@@ -45,11 +79,22 @@ struct astra_sandbox {
 };
 
 /*
- * Prepare a sandbox for one run of at most `timeout` seconds, with its
- * private directory `dir` (created 0700 if missing, emptied if not).
- * Returns 0, or -1 (logged) when the directory cannot be made.
+ * Prepare a sandbox for one run with limits l (astra_sandbox_limits),
+ * with its private directory `dir` (created 0700 if missing, emptied if
+ * not).  ASTRA_CC_TEST_CPU_LIMIT (seconds), a hook for the test suite,
+ * replaces the CPU-time limit (doc/testing.md).  Returns 0, or -1 (logged)
+ * when the directory cannot be made.
  */
-int astra_sandbox_prepare(struct astra_sandbox *sb, const char *dir, double timeout);
+int astra_sandbox_prepare(struct astra_sandbox *sb, const char *dir, const struct astra_sandbox_limits *l);
+
+/*
+ * Why a run that exited with status rc (astra_run's: 128 + signal when
+ * killed) stopped, when a limit of sb's stopped it: a malloc'd sentence
+ * naming the limit and its value ("killed by the CPU-time limit
+ * (RLIMIT_CPU 250 s)"), or NULL.  err: the program's stderr (an
+ * allocation refused by the memory limit ends in std::bad_alloc), or NULL.
+ */
+char *astra_sandbox_stop_reason(const struct astra_sandbox *sb, int rc, const char *err);
 
 /*
  * The child's side (an astra_run_opts.child_setup hook; data is the

@@ -66,6 +66,7 @@ struct vctx {
 	char *dir;                /* work directory */
 	int made_dir;
 	int sandbox_noted;            /* said in the notes whether test programs ran sandboxed */
+	char *stop_why;               /* which limit stopped the last run, or NULL */
 	const char *src_path;
 	struct astra_buf src;     /* the text of the file that defines the kernel */
 	int gpu_cc;               /* 0: no GPU seen */
@@ -1017,7 +1018,9 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 	if (oc == RUN_AGAIN)
 		return RUN_AGAIN;
 	if (!c->res->not_run)
-		c->res->not_run = xasprintf("the test program stopped without a result (exit status %d)", rc);
+		c->res->not_run = c->stop_why
+			? xasprintf("the test program stopped without a result: %s", c->stop_why)
+			: xasprintf("the test program stopped without a result (exit status %d)", rc);
 	return RUN_STOP;
 }
 
@@ -1112,25 +1115,51 @@ static void gpu_unlock(struct astra_file_lock *lk)
 	}
 }
 
-static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf *out, struct astra_buf *err,
-		       int *timed_out)
+/*
+ * Seconds the launches of a run of `versions` candidates (and the
+ * original) take at the original's measured speed: its median time at
+ * each case, ASTRA_VERIFY_LAUNCHES launches per case and version.  0 until
+ * the original has been timed (the first run).
+ */
+static double planned_seconds(const struct vctx *c, size_t versions)
+{
+	double per_version = 0;
+	size_t j;
+	for (j = 0; c->res->baseline && j < c->res->nr_cases; j++)
+		if (c->res->baseline[j].timed)
+			per_version += c->res->baseline[j].timing.median * 1e-6 * ASTRA_VERIFY_LAUNCHES;
+	return per_version * (double)(versions + 1);
+}
+
+static int run_program(struct vctx *c, struct astra_vec *argv, size_t versions, struct astra_buf *out,
+		       struct astra_buf *err, int *timed_out)
 {
 	struct astra_run_opts ro = { 0 };
 	struct astra_sandbox sb;
+	struct astra_sandbox_work work;
+	struct astra_sandbox_limits lim;
 	char *env_add[2] = { NULL, NULL };
 	double t0;
 	struct astra_file_lock lock;
 	int rc, sandboxed = 0;
 	astra_buf_reset(out);
 	astra_buf_reset(err);
+	free(c->stop_why);
+	c->stop_why = NULL;
 	ro.out = out;
 	ro.err = err;
-	ro.timeout = c->o->timeout > 0 ? c->o->timeout : 600;
+	/* The limits follow the work (verify/sandbox.h). */
+	memset(&work, 0, sizeof(work));
+	work.timeout = c->o->timeout;
+	work.planned = planned_seconds(c, versions);
+	work.cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	astra_sandbox_limits(&work, &lim);
+	ro.timeout = lim.wall;
 	/* Candidate code runs here: in the sandbox (verify/sandbox.h) unless the setting says no. */
 	memset(&sb, 0, sizeof(sb));
 	if (astra_config_bool(ASTRA_CFG_SANDBOX)) {
 		char *dir = xasprintf("%s/run", c->dir);
-		sandboxed = astra_sandbox_prepare(&sb, dir, ro.timeout) == 0;
+		sandboxed = astra_sandbox_prepare(&sb, dir, &lim) == 0;
 		free(dir);
 	}
 	if (sandboxed) {
@@ -1157,8 +1186,12 @@ static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf 
 	c->res->run_seconds += astra_now() - t0;
 	c->res->program_runs++;
 	*timed_out = ro.timed_out;
-	astra_trace(ASTRA_TRACE_VERIFY, "test program: exit %d%s after %.1f s", rc, ro.timed_out ? " (timed out)" : "",
-		    ro.seconds);
+	astra_trace(ASTRA_TRACE_VERIFY, "test program: exit %d%s after %.1f s (limits: %.0f s wall-clock, %.0f s CPU)",
+		    rc, ro.timed_out ? " (timed out)" : "", ro.seconds, lim.wall, lim.cpu);
+	if (ro.timed_out)
+		c->stop_why = xasprintf("killed by the wall-clock limit (%.0f s)", lim.wall);
+	else if (sandboxed)
+		c->stop_why = astra_sandbox_stop_reason(&sb, rc, err->buf);
 	if (sandboxed)
 		astra_sandbox_release(&sb);
 	return rc;
@@ -1197,12 +1230,11 @@ static void run_round(struct vctx *c)
 		astra_vec_push(&argv, "--versions");
 		astra_vec_push(&argv, vers.buf);
 		common_args(c, &argv);
-		rc = run_program(c, &argv, &out, &err, &timed_out);
+		rc = run_program(c, &argv, nr_pending(c), &out, &err, &timed_out);
 		astra_vec_clear(&argv);
 		if (timed_out) {
 			free(c->res->not_run);
-			c->res->not_run = xasprintf("the test program exceeded its time limit (%.0f s)",
-						    c->o->timeout > 0 ? c->o->timeout : 600.0);
+			c->res->not_run = xasprintf("the test program was %s", c->stop_why);
 			break;
 		}
 		oc = read_events(c, &out, rc, &todo, NULL);
@@ -1346,13 +1378,13 @@ static void run_sanitizers(struct vctx *c)
 			astra_vec_push(&argv, vers.buf);
 			common_args(c, &argv);
 			unlink(logpath);
-			rc = run_program(c, &argv, &out, &err, &timed_out);
+			rc = run_program(c, &argv, nr_pending(c), &out, &err, &timed_out);
 			astra_vec_clear(&argv);
 			astra_buf_reset(&log);
 			astra_buf_read_file(&log, logpath, 16 << 20);
 			rej = read_sanitizer_log(c, tools[t], log.buf);
 			if (timed_out) {
-				note(c, "compute-sanitizer --tool %s: timed out; not counted", tools[t]);
+				note(c, "compute-sanitizer --tool %s: %s; not counted", tools[t], c->stop_why);
 				break;
 			}
 			oc = read_events(c, &out, rc == 86 ? 0 : rc, &todo, tools[t]);
@@ -1366,8 +1398,12 @@ static void run_sanitizers(struct vctx *c)
 				break;
 			}
 			if (oc == RUN_STOP && !rej) {
-				note(c, "compute-sanitizer --tool %s did not complete (exit status %d); not counted",
-				     tools[t], rc);
+				if (c->stop_why)
+					note(c, "compute-sanitizer --tool %s did not complete (%s); not counted", tools[t],
+					     c->stop_why);
+				else
+					note(c, "compute-sanitizer --tool %s did not complete (exit status %d); not counted",
+					     tools[t], rc);
 				/* A failure of the tool must not hide the main verdicts. */
 				free(c->res->not_run);
 				c->res->not_run = NULL;
@@ -1422,7 +1458,7 @@ static void get_ceilings(struct vctx *c)
 		const char *p;
 		astra_vec_push(&argv, c->prog);
 		astra_vec_push(&argv, "--ceilings");
-		rc = run_program(c, &argv, &out, &err, &timed_out);
+		rc = run_program(c, &argv, 0, &out, &err, &timed_out);
 		for (p = out.buf; rc == 0 && p && *p;) {
 			const char *eol = strchr(p, '\n');
 			struct astra_json *e = astra_json_parse(p, eol ? (size_t)(eol - p) : strlen(p));
@@ -1790,6 +1826,7 @@ out:
 	free(c.c);
 	free(c.dir);
 	free(c.gpu_why);
+	free(c.stop_why);
 	free(c.prog);
 	free(c.map);
 	astra_vec_clear(&c.flags);

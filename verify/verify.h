@@ -136,7 +136,7 @@ struct astra_verify_opts {
 	int keep;                    /* keep the work directory */
 	int no_run;                  /* generate and compile only */
 	int cc;                      /* compile for this compute capability; 0: the GPU's */
-	double timeout;              /* seconds per test-program run; 0: 600 */
+	double timeout;              /* seconds per test-program run; 0: from the work (verify/sandbox.h) */
 	double watchdog;             /* seconds one launch may take; 0: 5 */
 	unsigned long long seed;     /* 0: the default */
 	/*
@@ -197,5 +197,11 @@ int astra_verify_try_compile(const struct astra_tu *tu, const struct astra_kerne
  * includes are searched there (-iquote), under a name nvcc's shell keeps.
  */
 #define ASTRA_VERIFY_SRCDIR_LINK "srcdir"
+/*
+ * Launches of one version at one case in a run, for its limits
+ * (verify/sandbox.h): the check trials, three warm-ups, the timing phase's
+ * repetitions (at least 15; a slow kernel gets few), post and misaligned.
+ */
+#define ASTRA_VERIFY_LAUNCHES 40
 
 #endif

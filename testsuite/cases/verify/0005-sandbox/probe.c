@@ -2,7 +2,7 @@
  * probe.c - a hostile test program for the sandbox case: run by
  * astra-cc --verify --program in place of a generated one, it reports
  * what it can reach and do.  PROBE_ACTION picks what it tries (report,
- * write, forks, crash); PROBE_REPORT is where it writes its findings and
+ * write, forks, spin, sleep, fill, crash); PROBE_REPORT is where it writes its findings and
  * PROBE_PORT a port a server listens on at 127.0.0.1.
  */
 #include <errno.h>
@@ -88,6 +88,25 @@ int main(void)
 		}
 		fprintf(out, "forks %d\n", i);
 		kill(0, SIGKILL);
+	} else if (!strcmp(action, "spin")) {
+		/* Burn CPU time until a limit stops it. */
+		volatile unsigned long x = 0;
+		fprintf(out, "spinning\n");
+		for (;;)
+			x++;
+	} else if (!strcmp(action, "sleep")) {
+		fprintf(out, "sleeping\n");
+		sleep(600);
+	} else if (!strcmp(action, "fill")) {
+		/* 256 MiB into a file, SIGXFSZ left as it is. */
+		static char buf[1 << 20];
+		FILE *f = fopen("big", "w");
+		long i;
+		fprintf(out, "filling\n");
+		for (i = 0; f && i < 256; i++)
+			if (fwrite(buf, 1, sizeof(buf), f) != sizeof(buf) || fflush(f) != 0)
+				break;
+		fprintf(out, "wrote %ld MiB\n", i);
 	} else if (!strcmp(action, "crash")) {
 		limit("core", RLIMIT_CORE);
 		fclose(out);
