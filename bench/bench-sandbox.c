@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 				struct astra_sandbox_work w = { 60, 0, 1 };
 				struct astra_sandbox_limits lim;
 				astra_sandbox_limits(&w, &lim);
-				if (astra_sandbox_prepare(&sb, run, &lim) < 0)
+				if (astra_sandbox_prepare(&sb, run, &lim, NULL) < 0)
 					return 1;
 				/* BENCH_SANDBOX_NO_NETNS=1: limits and directory only, to see what the namespace costs. */
 				if (getenv("BENCH_SANDBOX_NO_NETNS"))

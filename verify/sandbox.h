@@ -17,6 +17,14 @@
  *     user namespace; with none, the user's current count plus 256);
  *   - a private, empty working directory (and TMPDIR) inside the
  *     verification's workspace, emptied after each run;
+ *   - where the kernel offers Landlock (Linux 5.13 and later), writes
+ *     confined to the private directory, /dev (the GPU's device files,
+ *     /dev/null, /dev/shm), the CUDA driver's cache (CUDA_CACHE_PATH or
+ *     ~/.nv, when it exists) and a directory the caller names
+ *     (compute-sanitizer's log): creating, writing, truncating, removing,
+ *     renaming and linking files anywhere else fails with EACCES; reading
+ *     and executing are not restricted.  Where Landlock is missing, the
+ *     program writes wherever the user may and the notes say so;
  *   - where the kernel allows unprivileged user namespaces, a network
  *     namespace of its own: unshare(CLONE_NEWUSER|CLONE_NEWNET), the user's
  *     uid and gid mapped to themselves, and only a loopback interface
@@ -76,16 +84,24 @@ struct astra_sandbox {
 	char *tmpdir_env;          /* "TMPDIR=<dir>" */
 	char uid_map[64], gid_map[64];
 	int netns;                 /* make a user and network namespace (it worked in the probe) */
+	int ruleset;               /* the Landlock ruleset the child enters, or -1 */
 };
+
+/* The child's exit status when Landlock's ruleset could not be entered (it never runs unconfined). */
+#define ASTRA_SANDBOX_LANDLOCK_FAILED 125
 
 /*
  * Prepare a sandbox for one run with limits l (astra_sandbox_limits),
  * with its private directory `dir` (created 0700 if missing, emptied if
- * not).  ASTRA_CC_TEST_CPU_LIMIT (seconds), a hook for the test suite,
- * replaces the CPU-time limit (doc/testing.md).  Returns 0, or -1 (logged)
+ * not), and the directory also_writable (or NULL) writable too.  Hooks for
+ * the test suite (doc/testing.md): ASTRA_CC_TEST_CPU_LIMIT (seconds)
+ * replaces the CPU-time limit; ASTRA_CC_TEST_SANDBOX_WRITABLE names one
+ * more directory a program may write in (where stand-in programs record
+ * what they saw).  Returns 0, or -1 (logged)
  * when the directory cannot be made.
  */
-int astra_sandbox_prepare(struct astra_sandbox *sb, const char *dir, const struct astra_sandbox_limits *l);
+int astra_sandbox_prepare(struct astra_sandbox *sb, const char *dir, const struct astra_sandbox_limits *l,
+			  const char *also_writable);
 
 /*
  * Why a run that exited with status rc (astra_run's: 128 + signal when
@@ -110,5 +126,11 @@ void astra_sandbox_release(struct astra_sandbox *sb);
  * child)?  1 yes; 0 no, with the reason in *why (static).
  */
 int astra_sandbox_netns_available(const char **why);
+
+/*
+ * Does the kernel offer Landlock (probed once)?  Its ABI version (1 or
+ * more); 0 no, with the reason in *why (static).
+ */
+int astra_sandbox_landlock_available(const char **why);
 
 #endif

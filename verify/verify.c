@@ -1131,8 +1131,12 @@ static double planned_seconds(const struct vctx *c, size_t versions)
 	return per_version * (double)(versions + 1);
 }
 
-static int run_program(struct vctx *c, struct astra_vec *argv, size_t versions, struct astra_buf *out,
-		       struct astra_buf *err, int *timed_out)
+/*
+ * Run a test program (argv) for `versions` candidates in the sandbox;
+ * also_writable: a directory it may write in besides its own (NULL: none).
+ */
+static int run_program(struct vctx *c, struct astra_vec *argv, size_t versions, const char *also_writable,
+		       struct astra_buf *out, struct astra_buf *err, int *timed_out)
 {
 	struct astra_run_opts ro = { 0 };
 	struct astra_sandbox sb;
@@ -1159,7 +1163,7 @@ static int run_program(struct vctx *c, struct astra_vec *argv, size_t versions, 
 	memset(&sb, 0, sizeof(sb));
 	if (astra_config_bool(ASTRA_CFG_SANDBOX)) {
 		char *dir = xasprintf("%s/run", c->dir);
-		sandboxed = astra_sandbox_prepare(&sb, dir, &lim) == 0;
+		sandboxed = astra_sandbox_prepare(&sb, dir, &lim, also_writable) == 0;
 		free(dir);
 	}
 	if (sandboxed) {
@@ -1176,6 +1180,12 @@ static int run_program(struct vctx *c, struct astra_vec *argv, size_t versions, 
 			note(c, "sandbox: off (setting `sandbox`, or no private directory): test programs ran without limits");
 		else if (!astra_sandbox_netns_available(&why))
 			note(c, "sandbox: limits and a private directory; not isolated from the network (%s)", why);
+		if (sandboxed && !astra_sandbox_landlock_available(&why))
+			note(c, "sandbox: the test programs' writes are not confined to their directory: they may write "
+			     "wherever the user may (%s)", why);
+		else if (sandboxed && sb.ruleset < 0)
+			note(c, "sandbox: the test programs' writes are not confined to their directory: a Landlock rule "
+			     "could not be made (see the log)");
 	}
 	t0 = astra_now();
 	gpu_lock(c, &lock);
@@ -1230,7 +1240,7 @@ static void run_round(struct vctx *c)
 		astra_vec_push(&argv, "--versions");
 		astra_vec_push(&argv, vers.buf);
 		common_args(c, &argv);
-		rc = run_program(c, &argv, nr_pending(c), &out, &err, &timed_out);
+		rc = run_program(c, &argv, nr_pending(c), NULL, &out, &err, &timed_out);
 		astra_vec_clear(&argv);
 		if (timed_out) {
 			free(c->res->not_run);
@@ -1340,7 +1350,7 @@ static void run_sanitizers(struct vctx *c)
 	static const char *const tools[] = { "memcheck", "racecheck" };
 	int want = c->o->sanitizer < 0 ? astra_config_bool(ASTRA_CFG_SANITIZER) : c->o->sanitizer;
 	double run0 = c->res->run_seconds;
-	char *cs;
+	char *cs, *logdir;
 	size_t t;
 	if (!want) {
 		note(c, "compute-sanitizer: disabled (setting `sanitizer`)");
@@ -1351,9 +1361,13 @@ static void run_sanitizers(struct vctx *c)
 		note(c, "compute-sanitizer: not found, memcheck and racecheck did not run");
 		return;
 	}
+	/* Its logs: a directory of their own, the one it may write besides the program's (verify/sandbox.h). */
+	logdir = xasprintf("%s/tools", c->dir);
+	if (mkdir(logdir, 0700) < 0 && errno != EEXIST)
+		note(c, "cannot create %s: %s", logdir, strerror(errno));
 	for (t = 0; t < ARRAY_SIZE(tools); t++) {
 		struct astra_buf out = ASTRA_BUF_INIT, err = ASTRA_BUF_INIT, vers = ASTRA_BUF_INIT, log = ASTRA_BUF_INIT;
-		char *logpath = xasprintf("%s/%s.log", c->dir, tools[t]);
+		char *logpath = xasprintf("%s/%s.log", logdir, tools[t]);
 		size_t attempt;
 		int clean = 0;
 		for (attempt = 0; attempt < c->nmap + 2 && nr_pending(c); attempt++) {
@@ -1378,7 +1392,7 @@ static void run_sanitizers(struct vctx *c)
 			astra_vec_push(&argv, vers.buf);
 			common_args(c, &argv);
 			unlink(logpath);
-			rc = run_program(c, &argv, nr_pending(c), &out, &err, &timed_out);
+			rc = run_program(c, &argv, nr_pending(c), logdir, &out, &err, &timed_out);
 			astra_vec_clear(&argv);
 			astra_buf_reset(&log);
 			astra_buf_read_file(&log, logpath, 16 << 20);
@@ -1433,6 +1447,7 @@ static void run_sanitizers(struct vctx *c)
 	}
 	c->res->sanitizer_seconds += c->res->run_seconds - run0;
 	free(cs);
+	free(logdir);
 }
 
 /* ------------------------------------------------------------ ceilings */
@@ -1458,7 +1473,7 @@ static void get_ceilings(struct vctx *c)
 		const char *p;
 		astra_vec_push(&argv, c->prog);
 		astra_vec_push(&argv, "--ceilings");
-		rc = run_program(c, &argv, 0, &out, &err, &timed_out);
+		rc = run_program(c, &argv, 0, NULL, &out, &err, &timed_out);
 		for (p = out.buf; rc == 0 && p && *p;) {
 			const char *eol = strchr(p, '\n');
 			struct astra_json *e = astra_json_parse(p, eol ? (size_t)(eol - p) : strlen(p));
