@@ -49,8 +49,8 @@
  * the user's --timeout when given; else the original kernel's measured
  * time for the launches the run plans, times ASTRA_SANDBOX_SLACK (the
  * candidates may be slower, the host checks every output), never less
- * than ASTRA_SANDBOX_MIN_WALL (before the original has been timed, that
- * is the limit).  CPU time counts every thread: the test program fills and
+ * than ASTRA_SANDBOX_MIN_WALL (before the original has been timed, in
+ * this verification or an earlier round of the loop, that is the limit).  CPU time counts every thread: the test program fills and
  * compares on up to ASTRA_SANDBOX_THREADS host threads (harness-rt's
  * nthreads(), the processors online up to 16) beside the one that launches
  * and waits (spinning in the CUDA driver) and compute-sanitizer's own, so

@@ -1118,17 +1118,20 @@ static void gpu_unlock(struct astra_file_lock *lk)
 /*
  * Seconds the launches of a run of `versions` candidates (and the
  * original) take at the original's measured speed: its median time at
- * each case, ASTRA_VERIFY_LAUNCHES launches per case and version.  0 until
- * the original has been timed (the first run).
+ * each case, ASTRA_VERIFY_LAUNCHES launches per case and version.  Before
+ * this verification has timed the original, an earlier one's time
+ * (opts.ref_us), else 0 (the first run of the loop's first round).
  */
 static double planned_seconds(const struct vctx *c, size_t versions)
 {
-	double per_version = 0;
+	double us = 0;
 	size_t j;
 	for (j = 0; c->res->baseline && j < c->res->nr_cases; j++)
 		if (c->res->baseline[j].timed)
-			per_version += c->res->baseline[j].timing.median * 1e-6 * ASTRA_VERIFY_LAUNCHES;
-	return per_version * (double)(versions + 1);
+			us += c->res->baseline[j].timing.median;
+	if (us <= 0)
+		us = c->o->ref_us;
+	return us * 1e-6 * ASTRA_VERIFY_LAUNCHES * (double)(versions + 1);
 }
 
 /*

@@ -147,9 +147,16 @@ struct astra_verify_opts {
 	 * what, without a GPU or a compile).
 	 */
 	const char *program;
+	/*
+	 * The original's median time in microseconds, summed over the cases,
+	 * from an earlier verification of the same kernel (the loop's earlier
+	 * rounds); 0: not known.  Until this verification times the original
+	 * itself, its runs' limits follow it (verify/sandbox.h).
+	 */
+	double ref_us;
 };
 
-#define ASTRA_VERIFY_OPTS_INIT { NULL, NULL, -1, 1, 0, 1, 0, 0, 0, 0, 0, 0, NULL }
+#define ASTRA_VERIFY_OPTS_INIT { NULL, NULL, -1, 1, 0, 1, 0, 0, 0, 0, 0, 0, NULL, 0 }
 
 /*
  * Judge n candidates of kernel k (from tu, compiled as cl says).  names[i]
