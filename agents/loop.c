@@ -467,6 +467,8 @@ static int choose_and_confirm(struct loop *l, const struct pool *p, unsigned lon
 	progress(l->opts, l->k, res->rounds, n, sel.speedup, "confirming");
 	vo.nvcc = l->opts->nvcc;
 	vo.seed = seed ^ 0xc0ffeeull;
+	for (i = 0; i < p->nr_cases; i++)
+		vo.ref_us += p->ref[i].median;   /* the first round's: the limits follow it (verify/sandbox.h) */
 	memset(&vr, 0, sizeof(vr));
 	if (judge(l->opts, l->tu, l->k, l->cl, vs, vnames, n, &vo, &vr) < 0 || !vr.ran || vr.nr_cands != n ||
 	    !timed_everywhere(&vr, vr.baseline)) {
@@ -592,6 +594,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 	double best_speedup = 1.0, best_bw = 0, best_large = 1.0, best_seen = 0;
 	struct astra_profile baseline = { 0 };
 	int have_baseline = 0, round, cc = 0;
+	double ref_us = 0;           /* the original's time, summed over the cases, from the last round */
 	double t0 = astra_now(), last_round = 0, round_t0;
 	size_t last_n = 0;
 	struct loop l = { tu, k, cl, opts };
@@ -703,6 +706,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		vo.nvcc = opts->nvcc;
 		vo.no_run = opts->no_run;
 		vo.seed = seed + (unsigned long long)round;
+		vo.ref_us = ref_us;   /* the sandbox's limits follow the original's time (verify/sandbox.h) */
 		memset(&vr, 0, sizeof(vr));
 		ret = judge(opts, tu, k, cl, cands, names, n, &vo, &vr);
 		res->gpu_wait_seconds += vr.gpu_wait_seconds;
@@ -746,6 +750,10 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 				vr.phase_seconds[1], vr.phase_seconds[2], vr.phase_seconds[3], vr.sanitizer_seconds,
 				vr.gpu_wait_seconds);
 		cc = vr.cc;
+		ref_us = 0;
+		for (i = 0; i < vr.nr_cases; i++)
+			if (vr.baseline[i].timed)
+				ref_us += vr.baseline[i].timing.median;
 		big = astra_profile_largest(vr.bytes, vr.nr_cases);
 		baseline = vr.baseline[big].prof;
 		have_baseline = 1;

@@ -54,7 +54,10 @@ int main(int argc, char **argv)
 			ro.timeout = 60;
 			if (k) {
 				/* Everything the verifier does per run, preparation included. */
-				if (astra_sandbox_prepare(&sb, run, 60) < 0)
+				struct astra_sandbox_work w = { 60, 0, 1 };
+				struct astra_sandbox_limits lim;
+				astra_sandbox_limits(&w, &lim);
+				if (astra_sandbox_prepare(&sb, run, &lim, NULL) < 0)
 					return 1;
 				/* BENCH_SANDBOX_NO_NETNS=1: limits and directory only, to see what the namespace costs. */
 				if (getenv("BENCH_SANDBOX_NO_NETNS"))

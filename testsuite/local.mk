@@ -22,6 +22,7 @@ check_PROGRAMS += \
 	testsuite/unit/test-screen \
 	testsuite/unit/test-harness \
 	testsuite/unit/test-profile \
+	testsuite/unit/test-sandbox \
 	testsuite/unit/test-select \
 	testsuite/unit/test-hints \
 	testsuite/unit/test-loop \
@@ -82,6 +83,8 @@ testsuite_unit_test_report_SOURCES = testsuite/unit/test-report.c testsuite/unit
 testsuite_unit_test_report_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_profile_SOURCES = testsuite/unit/test-profile.c testsuite/unit/unit.h
 testsuite_unit_test_profile_LDADD = $(ASTRA_LIBS)
+testsuite_unit_test_sandbox_SOURCES = testsuite/unit/test-sandbox.c testsuite/unit/unit.h
+testsuite_unit_test_sandbox_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_select_SOURCES = testsuite/unit/test-select.c testsuite/unit/unit.h
 testsuite_unit_test_select_LDADD = $(ASTRA_LIBS)
 testsuite_unit_test_hints_SOURCES = testsuite/unit/test-hints.c testsuite/unit/unit.h

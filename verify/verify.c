@@ -66,6 +66,7 @@ struct vctx {
 	char *dir;                /* work directory */
 	int made_dir;
 	int sandbox_noted;            /* said in the notes whether test programs ran sandboxed */
+	char *stop_why;               /* which limit stopped the last run, or NULL */
 	const char *src_path;
 	struct astra_buf src;     /* the text of the file that defines the kernel */
 	int gpu_cc;               /* 0: no GPU seen */
@@ -152,6 +153,42 @@ static int probe_gpu(struct vctx *c)
 /* -------------------------------------------------------------- compiling */
 
 /*
+ * The original's directory for the program's quoted includes, as gcc's
+ * -iquote.  nvcc pastes -Xcompiler values into a shell command unquoted
+ * (and splits them at commas), so the directory's own name would be run
+ * by that shell: "my proj" splits in two, "(" is a syntax error, "$(...)"
+ * runs a command.  It is reached through a link in the workspace instead
+ * (the workspace's path is shell-safe: lib/workspace.h).  Its own -I, an
+ * argument nvcc quotes itself, is no way out: nvcc puts it in double
+ * quotes, where a shell still expands `$` and backquotes, and -I would
+ * also change where <x> includes are found.
+ */
+static void quote_dir(struct vctx *c, const char *dir)
+{
+	char *abs = realpath(dir, NULL);
+	char *link = xasprintf("%s/" ASTRA_VERIFY_SRCDIR_LINK, c->dir);
+	const char *use = NULL;
+	if (!abs) {
+		note(c, "cannot resolve %s (%s): the test program's quoted includes are not looked for there", dir,
+		     strerror(errno));
+	} else if (symlink(abs, link) == 0 || (errno == EEXIST && unlink(link) == 0 && symlink(abs, link) == 0)) {
+		use = link;
+	} else if (astra_workspace_shell_safe(abs) && !strchr(abs, ',')) {
+		use = abs;
+	} else {
+		note(c, "cannot link %s to %s (%s), whose name nvcc's shell would change: the test program's quoted "
+		     "includes are not looked for there", link, abs, strerror(errno));
+	}
+	if (use) {
+		astra_trace(ASTRA_TRACE_VERIFY, "quoted includes: %s (%s)", use, abs);
+		astra_vec_push(&c->flags, "-Xcompiler");
+		astra_vec_pushf(&c->flags, "-iquote,%s", use);
+	}
+	free(abs);
+	free(link);
+}
+
+/*
  * The flags of a test-program compile: the TU's preprocessor flags, the
  * device-code flags that change what the kernel computes (fast math,
  * -O, -Xptxas, ...), the GPU's architecture, and the original's directory
@@ -206,12 +243,7 @@ static void build_flags(struct vctx *c)
 	slash = strrchr(srcdir, '/');
 	if (slash)
 		*slash = '\0';
-	{
-		char *abs = realpath(slash ? srcdir : ".", NULL);
-		astra_vec_push(&c->flags, "-Xcompiler");
-		astra_vec_pushf(&c->flags, "-iquote,%s", abs ? abs : (slash ? srcdir : "."));
-		free(abs);
-	}
+	quote_dir(c, slash ? srcdir : ".");
 	free(srcdir);
 	astra_vec_push(&c->flags, "-lineinfo");
 	astra_vec_push(&c->flags, "-Xptxas");
@@ -986,7 +1018,9 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 	if (oc == RUN_AGAIN)
 		return RUN_AGAIN;
 	if (!c->res->not_run)
-		c->res->not_run = xasprintf("the test program stopped without a result (exit status %d)", rc);
+		c->res->not_run = c->stop_why
+			? xasprintf("the test program stopped without a result: %s", c->stop_why)
+			: xasprintf("the test program stopped without a result (exit status %d)", rc);
 	return RUN_STOP;
 }
 
@@ -1081,25 +1115,58 @@ static void gpu_unlock(struct astra_file_lock *lk)
 	}
 }
 
-static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf *out, struct astra_buf *err,
-		       int *timed_out)
+/*
+ * Seconds the launches of a run of `versions` candidates (and the
+ * original) take at the original's measured speed: its median time at
+ * each case, ASTRA_VERIFY_LAUNCHES launches per case and version.  Before
+ * this verification has timed the original, an earlier one's time
+ * (opts.ref_us), else 0 (the first run of the loop's first round).
+ */
+static double planned_seconds(const struct vctx *c, size_t versions)
+{
+	double us = 0;
+	size_t j;
+	for (j = 0; c->res->baseline && j < c->res->nr_cases; j++)
+		if (c->res->baseline[j].timed)
+			us += c->res->baseline[j].timing.median;
+	if (us <= 0)
+		us = c->o->ref_us;
+	return us * 1e-6 * ASTRA_VERIFY_LAUNCHES * (double)(versions + 1);
+}
+
+/*
+ * Run a test program (argv) for `versions` candidates in the sandbox;
+ * also_writable: a directory it may write in besides its own (NULL: none).
+ */
+static int run_program(struct vctx *c, struct astra_vec *argv, size_t versions, const char *also_writable,
+		       struct astra_buf *out, struct astra_buf *err, int *timed_out)
 {
 	struct astra_run_opts ro = { 0 };
 	struct astra_sandbox sb;
+	struct astra_sandbox_work work;
+	struct astra_sandbox_limits lim;
 	char *env_add[2] = { NULL, NULL };
 	double t0;
 	struct astra_file_lock lock;
 	int rc, sandboxed = 0;
 	astra_buf_reset(out);
 	astra_buf_reset(err);
+	free(c->stop_why);
+	c->stop_why = NULL;
 	ro.out = out;
 	ro.err = err;
-	ro.timeout = c->o->timeout > 0 ? c->o->timeout : 600;
+	/* The limits follow the work (verify/sandbox.h). */
+	memset(&work, 0, sizeof(work));
+	work.timeout = c->o->timeout;
+	work.planned = planned_seconds(c, versions);
+	work.cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	astra_sandbox_limits(&work, &lim);
+	ro.timeout = lim.wall;
 	/* Candidate code runs here: in the sandbox (verify/sandbox.h) unless the setting says no. */
 	memset(&sb, 0, sizeof(sb));
 	if (astra_config_bool(ASTRA_CFG_SANDBOX)) {
 		char *dir = xasprintf("%s/run", c->dir);
-		sandboxed = astra_sandbox_prepare(&sb, dir, ro.timeout) == 0;
+		sandboxed = astra_sandbox_prepare(&sb, dir, &lim, also_writable) == 0;
 		free(dir);
 	}
 	if (sandboxed) {
@@ -1116,6 +1183,12 @@ static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf 
 			note(c, "sandbox: off (setting `sandbox`, or no private directory): test programs ran without limits");
 		else if (!astra_sandbox_netns_available(&why))
 			note(c, "sandbox: limits and a private directory; not isolated from the network (%s)", why);
+		if (sandboxed && !astra_sandbox_landlock_available(&why))
+			note(c, "sandbox: the test programs' writes are not confined to their directory: they may write "
+			     "wherever the user may (%s)", why);
+		else if (sandboxed && sb.ruleset < 0)
+			note(c, "sandbox: the test programs' writes are not confined to their directory: a Landlock rule "
+			     "could not be made (see the log)");
 	}
 	t0 = astra_now();
 	gpu_lock(c, &lock);
@@ -1126,8 +1199,12 @@ static int run_program(struct vctx *c, struct astra_vec *argv, struct astra_buf 
 	c->res->run_seconds += astra_now() - t0;
 	c->res->program_runs++;
 	*timed_out = ro.timed_out;
-	astra_trace(ASTRA_TRACE_VERIFY, "test program: exit %d%s after %.1f s", rc, ro.timed_out ? " (timed out)" : "",
-		    ro.seconds);
+	astra_trace(ASTRA_TRACE_VERIFY, "test program: exit %d%s after %.1f s (limits: %.0f s wall-clock, %.0f s CPU)",
+		    rc, ro.timed_out ? " (timed out)" : "", ro.seconds, lim.wall, lim.cpu);
+	if (ro.timed_out)
+		c->stop_why = xasprintf("killed by the wall-clock limit (%.0f s)", lim.wall);
+	else if (sandboxed)
+		c->stop_why = astra_sandbox_stop_reason(&sb, rc, err->buf);
 	if (sandboxed)
 		astra_sandbox_release(&sb);
 	return rc;
@@ -1166,12 +1243,11 @@ static void run_round(struct vctx *c)
 		astra_vec_push(&argv, "--versions");
 		astra_vec_push(&argv, vers.buf);
 		common_args(c, &argv);
-		rc = run_program(c, &argv, &out, &err, &timed_out);
+		rc = run_program(c, &argv, nr_pending(c), NULL, &out, &err, &timed_out);
 		astra_vec_clear(&argv);
 		if (timed_out) {
 			free(c->res->not_run);
-			c->res->not_run = xasprintf("the test program exceeded its time limit (%.0f s)",
-						    c->o->timeout > 0 ? c->o->timeout : 600.0);
+			c->res->not_run = xasprintf("the test program was %s", c->stop_why);
 			break;
 		}
 		oc = read_events(c, &out, rc, &todo, NULL);
@@ -1277,7 +1353,7 @@ static void run_sanitizers(struct vctx *c)
 	static const char *const tools[] = { "memcheck", "racecheck" };
 	int want = c->o->sanitizer < 0 ? astra_config_bool(ASTRA_CFG_SANITIZER) : c->o->sanitizer;
 	double run0 = c->res->run_seconds;
-	char *cs;
+	char *cs, *logdir;
 	size_t t;
 	if (!want) {
 		note(c, "compute-sanitizer: disabled (setting `sanitizer`)");
@@ -1288,9 +1364,13 @@ static void run_sanitizers(struct vctx *c)
 		note(c, "compute-sanitizer: not found, memcheck and racecheck did not run");
 		return;
 	}
+	/* Its logs: a directory of their own, the one it may write besides the program's (verify/sandbox.h). */
+	logdir = xasprintf("%s/tools", c->dir);
+	if (mkdir(logdir, 0700) < 0 && errno != EEXIST)
+		note(c, "cannot create %s: %s", logdir, strerror(errno));
 	for (t = 0; t < ARRAY_SIZE(tools); t++) {
 		struct astra_buf out = ASTRA_BUF_INIT, err = ASTRA_BUF_INIT, vers = ASTRA_BUF_INIT, log = ASTRA_BUF_INIT;
-		char *logpath = xasprintf("%s/%s.log", c->dir, tools[t]);
+		char *logpath = xasprintf("%s/%s.log", logdir, tools[t]);
 		size_t attempt;
 		int clean = 0;
 		for (attempt = 0; attempt < c->nmap + 2 && nr_pending(c); attempt++) {
@@ -1315,13 +1395,13 @@ static void run_sanitizers(struct vctx *c)
 			astra_vec_push(&argv, vers.buf);
 			common_args(c, &argv);
 			unlink(logpath);
-			rc = run_program(c, &argv, &out, &err, &timed_out);
+			rc = run_program(c, &argv, nr_pending(c), logdir, &out, &err, &timed_out);
 			astra_vec_clear(&argv);
 			astra_buf_reset(&log);
 			astra_buf_read_file(&log, logpath, 16 << 20);
 			rej = read_sanitizer_log(c, tools[t], log.buf);
 			if (timed_out) {
-				note(c, "compute-sanitizer --tool %s: timed out; not counted", tools[t]);
+				note(c, "compute-sanitizer --tool %s: %s; not counted", tools[t], c->stop_why);
 				break;
 			}
 			oc = read_events(c, &out, rc == 86 ? 0 : rc, &todo, tools[t]);
@@ -1335,8 +1415,12 @@ static void run_sanitizers(struct vctx *c)
 				break;
 			}
 			if (oc == RUN_STOP && !rej) {
-				note(c, "compute-sanitizer --tool %s did not complete (exit status %d); not counted",
-				     tools[t], rc);
+				if (c->stop_why)
+					note(c, "compute-sanitizer --tool %s did not complete (%s); not counted", tools[t],
+					     c->stop_why);
+				else
+					note(c, "compute-sanitizer --tool %s did not complete (exit status %d); not counted",
+					     tools[t], rc);
 				/* A failure of the tool must not hide the main verdicts. */
 				free(c->res->not_run);
 				c->res->not_run = NULL;
@@ -1366,6 +1450,7 @@ static void run_sanitizers(struct vctx *c)
 	}
 	c->res->sanitizer_seconds += c->res->run_seconds - run0;
 	free(cs);
+	free(logdir);
 }
 
 /* ------------------------------------------------------------ ceilings */
@@ -1391,7 +1476,7 @@ static void get_ceilings(struct vctx *c)
 		const char *p;
 		astra_vec_push(&argv, c->prog);
 		astra_vec_push(&argv, "--ceilings");
-		rc = run_program(c, &argv, &out, &err, &timed_out);
+		rc = run_program(c, &argv, 0, NULL, &out, &err, &timed_out);
 		for (p = out.buf; rc == 0 && p && *p;) {
 			const char *eol = strchr(p, '\n');
 			struct astra_json *e = astra_json_parse(p, eol ? (size_t)(eol - p) : strlen(p));
@@ -1759,6 +1844,7 @@ out:
 	free(c.c);
 	free(c.dir);
 	free(c.gpu_why);
+	free(c.stop_why);
 	free(c.prog);
 	free(c.map);
 	astra_vec_clear(&c.flags);

@@ -136,7 +136,7 @@ struct astra_verify_opts {
 	int keep;                    /* keep the work directory */
 	int no_run;                  /* generate and compile only */
 	int cc;                      /* compile for this compute capability; 0: the GPU's */
-	double timeout;              /* seconds per test-program run; 0: 600 */
+	double timeout;              /* seconds per test-program run; 0: from the work (verify/sandbox.h) */
 	double watchdog;             /* seconds one launch may take; 0: 5 */
 	unsigned long long seed;     /* 0: the default */
 	/*
@@ -147,9 +147,16 @@ struct astra_verify_opts {
 	 * what, without a GPU or a compile).
 	 */
 	const char *program;
+	/*
+	 * The original's median time in microseconds, summed over the cases,
+	 * from an earlier verification of the same kernel (the loop's earlier
+	 * rounds); 0: not known.  Until this verification times the original
+	 * itself, its runs' limits follow it (verify/sandbox.h).
+	 */
+	double ref_us;
 };
 
-#define ASTRA_VERIFY_OPTS_INIT { NULL, NULL, -1, 1, 0, 1, 0, 0, 0, 0, 0, 0, NULL }
+#define ASTRA_VERIFY_OPTS_INIT { NULL, NULL, -1, 1, 0, 1, 0, 0, 0, 0, 0, 0, NULL, 0 }
 
 /*
  * Judge n candidates of kernel k (from tu, compiled as cl says).  names[i]
@@ -192,5 +199,16 @@ int astra_verify_try_compile(const struct astra_tu *tu, const struct astra_kerne
 
 /* The work directory of a verification: TMPDIR/astra-verify-XXXXXX (lib/workspace.h). */
 #define ASTRA_VERIFY_WORKSPACE "astra-verify-"
+/*
+ * In it, a link to the original's directory: the test program's quoted
+ * includes are searched there (-iquote), under a name nvcc's shell keeps.
+ */
+#define ASTRA_VERIFY_SRCDIR_LINK "srcdir"
+/*
+ * Launches of one version at one case in a run, for its limits
+ * (verify/sandbox.h): the check trials, three warm-ups, the timing phase's
+ * repetitions (at least 15; a slow kernel gets few), post and misaligned.
+ */
+#define ASTRA_VERIFY_LAUNCHES 40
 
 #endif

@@ -2,7 +2,7 @@
  * probe.c - a hostile test program for the sandbox case: run by
  * astra-cc --verify --program in place of a generated one, it reports
  * what it can reach and do.  PROBE_ACTION picks what it tries (report,
- * write, forks, crash); PROBE_REPORT is where it writes its findings and
+ * write, forks, spin, sleep, fill, escape, crash); PROBE_REPORT is where it writes its findings and
  * PROBE_PORT a port a server listens on at 127.0.0.1.
  */
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static FILE *out;
@@ -88,6 +89,61 @@ int main(void)
 		}
 		fprintf(out, "forks %d\n", i);
 		kill(0, SIGKILL);
+	} else if (!strcmp(action, "spin")) {
+		/* Burn CPU time until a limit stops it. */
+		volatile unsigned long x = 0;
+		fprintf(out, "spinning\n");
+		for (;;)
+			x++;
+	} else if (!strcmp(action, "sleep")) {
+		fprintf(out, "sleeping\n");
+		sleep(600);
+	} else if (!strcmp(action, "fill")) {
+		/* 256 MiB into a file, SIGXFSZ left as it is. */
+		static char buf[1 << 20];
+		FILE *f = fopen("big", "w");
+		long i;
+		fprintf(out, "filling\n");
+		for (i = 0; f && i < 256; i++)
+			if (fwrite(buf, 1, sizeof(buf), f) != sizeof(buf) || fflush(f) != 0)
+				break;
+		fprintf(out, "wrote %ld MiB\n", i);
+	} else if (!strcmp(action, "escape")) {
+		/* Writes outside its directory: PROBE_OUTSIDE is a directory elsewhere holding a file "existing". */
+		const char *o = getenv("PROBE_OUTSIDE");
+		char p[4096];
+		FILE *f;
+		snprintf(p, sizeof(p), "%s/escaped", o ? o : "/nonexistent");
+		f = fopen(p, "w");
+		fprintf(out, "create outside: %s\n", f ? "done" : strerror(errno));
+		if (f)
+			fclose(f);
+		snprintf(p, sizeof(p), "%s/existing", o ? o : "/nonexistent");
+		f = fopen(p, "a");
+		fprintf(out, "append outside: %s\n", f && fputs("x", f) >= 0 && fflush(f) == 0 ? "done" : strerror(errno));
+		if (f)
+			fclose(f);
+		fprintf(out, "truncate outside: %s\n", truncate(p, 0) == 0 ? "done" : strerror(errno));
+		fprintf(out, "remove outside: %s\n", unlink(p) == 0 ? "done" : strerror(errno));
+		snprintf(p, sizeof(p), "%s/dir", o ? o : "/nonexistent");
+		fprintf(out, "mkdir outside: %s\n", mkdir(p, 0700) == 0 ? "done" : strerror(errno));
+		/* The verification's workspace, beside the test program and its sources. */
+		f = fopen("../planted", "w");
+		fprintf(out, "create in the workspace: %s\n", f ? "done" : strerror(errno));
+		if (f)
+			fclose(f);
+		f = fopen("inside", "w");
+		fprintf(out, "create in its directory: %s\n", f ? "done" : strerror(errno));
+		if (f)
+			fclose(f);
+		f = fopen("/dev/null", "w");
+		fprintf(out, "write /dev/null: %s\n", f && fputs("x", f) >= 0 && fflush(f) == 0 ? "done" : strerror(errno));
+		if (f)
+			fclose(f);
+		f = fopen("/etc/passwd", "r");
+		fprintf(out, "read /etc/passwd: %s\n", f ? "done" : strerror(errno));
+		if (f)
+			fclose(f);
 	} else if (!strcmp(action, "crash")) {
 		limit("core", RLIMIT_CORE);
 		fclose(out);
