@@ -936,6 +936,8 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		die_errno("mkdtemp");
 	pids = xcalloc(nr ? nr : 1, sizeof(pid_t));
 	o.prog = astra_progress_start(astra_progress_choose(o.progress), nr);
+	if (!o.gpu.present || o.no_run)
+		astra_progress_not_verified(o.prog, o.gpu.present ? "--no-run" : "no GPU");
 	slot = xcalloc(nr ? nr : 1, sizeof(*slot));
 	if (o.nr_gpus && !o.no_run) {
 		busy = xcalloc(o.nr_gpus, sizeof(*busy));
