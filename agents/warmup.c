@@ -559,8 +559,9 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 
 		if (!o->gpu.present || o->no_run) {
 			printf("%s %s (%s:%u): rules that apply:\n", prefix, k->name, k->file, k->line);
-			explain_kernel(k, o->gpu.present ? o->gpu.cc : 90);
+			explain_kernel(k, o->cc);
 			lo.no_run = 1;
+			lo.cc = o->cc;
 			lo.max_rounds = 1;
 			astra_loop_run(&tu, k, &cl, &lo, &res);
 			if (res.verdict == ASTRA_VERDICT_FAILED) {
