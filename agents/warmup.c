@@ -588,8 +588,19 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		}
 
 		if (!o->gpu.present || o->no_run) {
-			astra_buf_addf(&blk, "%s %s (%s:%u): rules that apply:\n", prefix, k->name, k->file, k->line);
-			astra_rules_explain(k, o->cc, &blk);
+			{
+				unsigned set = astra_optimizer_set_parse(astra_config_str(ASTRA_CFG_OPTIMIZER));
+				if (!set || (set & ASTRA_OPTIMIZERS_RULES)) {
+					astra_buf_addf(&blk, "%s %s (%s:%u): rules that apply:\n", prefix, k->name, k->file,
+						       k->line);
+					astra_rules_explain(k, o->cc, &blk);
+				}
+				if (set & ASTRA_OPTIMIZERS_LLM)
+					astra_buf_addf(&blk, "%s %s (%s:%u): %s\n", prefix, k->name, k->file, k->line,
+						       set & ASTRA_OPTIMIZERS_RULES
+							       ? "and the model's candidates (optimizer = both)"
+							       : "the model proposes the candidates (optimizer = llm), not the rules");
+			}
 			lo.no_run = 1;
 			lo.cc = o->cc;
 			lo.max_rounds = 1;
