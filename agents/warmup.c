@@ -448,9 +448,9 @@ static void add_captured(struct astra_buf *b, const char *prefix, const struct a
 			 const struct astra_captured_info *ci)
 {
 	size_t i;
-	astra_buf_addf(b, "%s %s: %zu test shape%s (%zu from the pragma, %zu of %zu captured from %lld launch%s in %lld run%s)\n",
-		       prefix, k->name, ci->shapes.nr, ci->shapes.nr == 1 ? "" : "s", ci->nr_pragma, ci->nr_used,
-		       ci->nr_captured, ci->launches, ci->launches == 1 ? "" : "es", ci->runs, ci->runs == 1 ? "" : "s");
+	astra_buf_addf(b, "%s %s: %zu test shape%s (%zu from the pragma, %zu of %zu captured from %lld launch%s in "
+		       "%lld run%s)\n", prefix, k->name, ci->shapes.nr, ci->shapes.nr == 1 ? "" : "s", ci->nr_pragma,
+		       ci->nr_used, ci->nr_captured, ci->launches, ci->launches == 1 ? "" : "es", ci->runs, ci->runs == 1 ? "" : "s");
 	for (i = 0; i < ci->shapes.nr; i++)
 		astra_buf_addf(b, "%s   shape %s\n", prefix, ci->shapes.v[i]);
 	for (i = 0; i < ci->notes.nr; i++)
