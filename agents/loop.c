@@ -19,6 +19,7 @@
 #include "agents/select.h"
 #include "lib/config.h"
 #include "lib/log.h"
+#include "rules/planner.h"
 #include "verify/gpu.h"
 
 #define MAX_OPTIMIZERS 4
@@ -587,7 +588,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 	unsigned set = optimizer_set(opts);
 	int max_rounds = opts->max_rounds ? opts->max_rounds : (int)astra_config_int(ASTRA_CFG_MAX_ROUNDS);
 	double budget = opts->time_budget > 0 ? opts->time_budget : (double)astra_config_int(ASTRA_CFG_TIME_BUDGET);
-	size_t max_cands = opts->max_candidates ? opts->max_candidates : 32;
+	size_t max_cands = opts->max_candidates ? opts->max_candidates : ASTRA_ROUND_CANDIDATES;
 	struct astra_attempt *hist = NULL;
 	size_t nr_hist = 0, alloc_hist = 0;
 	struct astra_variant best = { 0 };
@@ -615,6 +616,9 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		struct astra_gpu g;
 		if (astra_gpu_probe(opts->nvcc, &g))
 			cc = g.cc;
+	} else {
+		/* No GPU to ask: the target the caller names (what --explain was told). */
+		cc = opts->cc;
 	}
 	if (opts->custom) {
 		for (i = 0; i < opts->nr_custom && i < MAX_OPTIMIZERS; i++)

@@ -56,8 +56,9 @@ struct astra_loop_opts {
 	unsigned optimizers;             /* enum astra_optimizer_set; 0: the `optimizer` setting */
 	int max_rounds;                  /* 0: the `max_rounds` setting */
 	double time_budget;              /* seconds; 0: the `time_budget` setting */
-	size_t max_candidates;           /* per round; 0: 32 */
+	size_t max_candidates;           /* per round; 0: ASTRA_ROUND_CANDIDATES (rules/planner.h) */
 	int no_run;                      /* no GPU: propose and compile only */
+	int cc;                          /* no_run: the target the rules plan for (0: unknown) */
 	void (*progress)(void *data, const struct astra_loop_progress *p);
 	void *progress_data;
 	/* Optimizers to use instead of the table's (tests; the caller frees them). */

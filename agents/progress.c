@@ -33,6 +33,7 @@ struct astra_progress {
 	/* In a worker. */
 	int in_child;
 	size_t job;
+	char not_verified[32];   /* astra_progress_not_verified() */
 	struct astra_progress_line cur;  /* the kernel this worker is on */
 	int have_cur;
 
@@ -107,6 +108,26 @@ void astra_progress_describe(const struct astra_progress_line *l, double now, st
 {
 	double elapsed = (l->done ? l->t_end : now) - l->t0;
 	astra_buf_addf(b, "[%zu/%zu] %s: ", l->job + 1, l->nr_jobs, l->kernel);
+	if (l->not_verified[0]) {
+		/* Nothing is verified: say what is done instead, never "verifying". */
+		if (l->done && !strcmp(l->phase, "failed"))
+			astra_buf_addf(b, "done: the optimization failed; %zu candidate%s generated, ", l->total,
+				       plural(l->total));
+		else if (l->done && !strcmp(l->phase, "ended"))
+			astra_buf_adds(b, "ended, ");
+		else if (l->done && !l->total)
+			astra_buf_addf(b, "done: no candidate to compile; not verified: %s, ", l->not_verified);
+		else if (l->done)
+			astra_buf_addf(b, "done: %zu candidate%s generated and compiled; not verified: %s, ", l->total,
+				       plural(l->total), l->not_verified);
+		else if (!strcmp(l->phase, "verifying"))
+			astra_buf_addf(b, "compiling %zu candidate%s; not verified: %s, ", l->total, plural(l->total),
+				       l->not_verified);
+		else
+			astra_buf_addf(b, "generating candidates; not verified: %s, ", l->not_verified);
+		add_clock(b, elapsed);
+		return;
+	}
 	if (l->done) {
 		if (!strcmp(l->phase, "faster"))
 			astra_buf_addf(b, "done: %.2fx, confirmed", l->best);
@@ -184,6 +205,11 @@ struct astra_progress *astra_progress_start(enum astra_progress_mode mode, size_
 	return p;
 }
 
+void astra_progress_not_verified(struct astra_progress *p, const char *why)
+{
+	snprintf(p->not_verified, sizeof(p->not_verified), "%s", why ? why : "");
+}
+
 void astra_progress_child(struct astra_progress *p, size_t job)
 {
 	p->in_child = 1;
@@ -230,6 +256,7 @@ void astra_progress_loop(void *data, const struct astra_loop_progress *lp)
 		memset(&p->cur, 0, sizeof(p->cur));
 		p->cur.job = p->job;
 		p->cur.nr_jobs = p->nr_jobs;
+		memcpy(p->cur.not_verified, p->not_verified, sizeof(p->cur.not_verified));
 		p->have_cur = 1;
 	}
 	astra_progress_apply(&p->cur, lp, now);
@@ -275,6 +302,7 @@ static struct line_rec *find_line(struct astra_progress *p, pid_t pid, size_t jo
 	r->pid = pid;
 	r->l.job = job;
 	r->l.nr_jobs = p->nr_jobs;
+	memcpy(r->l.not_verified, p->not_verified, sizeof(r->l.not_verified));
 	snprintf(r->l.kernel, sizeof(r->l.kernel), "%s", kernel);
 	return r;
 }

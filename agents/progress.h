@@ -57,6 +57,13 @@ enum astra_progress_mode astra_progress_choose(int requested);
 /* The display for nr_jobs workers (parent, before the first fork). */
 struct astra_progress *astra_progress_start(enum astra_progress_mode mode, size_t nr_jobs);
 
+/*
+ * Nothing will be verified (no GPU, --no-run): why, in a few words ("no
+ * GPU").  The lines then say what happens instead (candidates generated
+ * and compiled), never "verifying".  Parent, before the first fork.
+ */
+void astra_progress_not_verified(struct astra_progress *p, const char *why);
+
 /* In worker number job (0-based), right after fork. */
 void astra_progress_child(struct astra_progress *p, size_t job);
 
@@ -76,7 +83,10 @@ void astra_progress_end(struct astra_progress *p);
  * One kernel's state as text, for the LINES mode and the live lines:
  * "[1/3] softmax: round 2, verifying 8 candidates: 16/24 verified, best
  * 1.84x, 1:02", and at the end "[1/3] softmax: done: 2.09x, confirmed;
- * 2 rounds, 24/24 candidates verified, 1:42".
+ * 2 rounds, 24/24 candidates verified, 1:42".  Without a GPU (not_verified
+ * set): "[1/3] softmax: compiling 24 candidates; not verified: no GPU, 12 s",
+ * and "[1/3] softmax: done: 24 candidates generated and compiled; not
+ * verified: no GPU, 40 s".
  */
 struct astra_progress_line {
 	size_t job, nr_jobs;
@@ -87,6 +97,7 @@ struct astra_progress_line {
 	double best;
 	char phase[24];          /* the last step, or the verdict */
 	int done;                /* the outcome is known (or the worker ended) */
+	char not_verified[32];   /* "" or why nothing is verified: "compiling" for "verifying" */
 };
 
 /* Apply one step of the loop to l (l zeroed for a kernel's first step). */

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,6 +64,7 @@ struct opts {
 	int cc;                   /* the keys' architecture: the GPU's, --arch's or 90 */
 	int plan;
 	char *gpu_lock;
+	char *out_lock;           /* the workers take turns printing their blocks (emit_block) */
 };
 
 /* In a worker: the nvidia-smi index of its GPU, put in every row; -1 without. */
@@ -162,7 +164,7 @@ static int load_compile_commands(const char *where, const char *nvcc, struct job
  * mistakes (or the harness's), visible before any GPU time is spent.
  */
 static void note_rejected(struct astra_json *row, const struct astra_loop_result *res, const char *prefix,
-			  const char *kernel)
+			  const char *kernel, struct astra_buf *out)
 {
 	struct astra_json *arr = astra_json_set_array(row, "rejected");
 	size_t i;
@@ -180,8 +182,8 @@ static void note_rejected(struct astra_json *row, const struct astra_loop_result
 		astra_json_set_str(r, "check", c->check ? c->check : "?");
 		astra_json_set_str(r, "reason", first);
 		astra_json_push(arr, r);
-		printf("%s %s: candidate %s rejected (%s): %s\n", prefix, kernel, c->name ? c->name : "?",
-		       c->check ? c->check : "?", first);
+		astra_buf_addf(out, "%s %s: candidate %s rejected (%s): %s\n", prefix, kernel, c->name ? c->name : "?",
+			       c->check ? c->check : "?", first);
 		free(first);
 	}
 }
@@ -408,26 +410,51 @@ static void add_key_inputs(struct astra_entry *e, const struct astra_cmdline *cl
 	astra_buf_release(&flags);
 }
 
-static void explain_kernel(const struct astra_kernel *k, int cc)
+/*
+ * Print a kernel's block of lines (b, emptied) in one piece: workers share
+ * standard output (in the live display, one pipe to the parent), and a
+ * block written a line at a time is interleaved with the other workers'
+ * (a "rules that apply:" header far from its rules).  The lock file
+ * (opened by each worker itself: flock() holds per open file) keeps
+ * another worker's block out while this one is written.
+ */
+static void emit_block(const struct opts *o, struct astra_buf *b)
 {
-	struct astra_buf b = ASTRA_BUF_INIT;
-	astra_rules_explain(k, cc, &b);
-	fputs(b.buf, stdout);
-	astra_buf_release(&b);
+	static int fd = -2;
+	size_t done = 0;
+	if (!b->len)
+		return;
+	if (fd == -2)
+		fd = o->out_lock ? open(o->out_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1;
+	fflush(stdout);
+	if (fd >= 0)
+		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+	while (done < b->len) {
+		ssize_t n = write(1, b->buf + done, b->len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	if (fd >= 0)
+		flock(fd, LOCK_UN);
+	astra_buf_reset(b);
 }
 
 /* What a capture gave the test of k: the shapes with where each came from, and what was inferred. */
-static void print_captured(const char *prefix, const struct astra_kernel *k, const struct astra_captured_info *ci)
+static void add_captured(struct astra_buf *b, const char *prefix, const struct astra_kernel *k,
+			 const struct astra_captured_info *ci)
 {
 	size_t i;
-	printf("%s %s: %zu test shape%s (%zu from the pragma, %zu of %zu captured from %lld launch%s in %lld run%s)\n",
-	       prefix, k->name, ci->shapes.nr, ci->shapes.nr == 1 ? "" : "s", ci->nr_pragma, ci->nr_used,
-	       ci->nr_captured, ci->launches, ci->launches == 1 ? "" : "es", ci->runs, ci->runs == 1 ? "" : "s");
+	astra_buf_addf(b, "%s %s: %zu test shape%s (%zu from the pragma, %zu of %zu captured from %lld launch%s in "
+		       "%lld run%s)\n", prefix, k->name, ci->shapes.nr, ci->shapes.nr == 1 ? "" : "s", ci->nr_pragma,
+		       ci->nr_used, ci->nr_captured, ci->launches, ci->launches == 1 ? "" : "es", ci->runs, ci->runs == 1 ? "" : "s");
 	for (i = 0; i < ci->shapes.nr; i++)
-		printf("%s   shape %s\n", prefix, ci->shapes.v[i]);
+		astra_buf_addf(b, "%s   shape %s\n", prefix, ci->shapes.v[i]);
 	for (i = 0; i < ci->notes.nr; i++)
-		printf("%s   note: %s\n", prefix, ci->notes.v[i]);
-	fflush(stdout);
+		astra_buf_addf(b, "%s   note: %s\n", prefix, ci->notes.v[i]);
 }
 
 static int run_job(const struct job *j, const struct opts *o, FILE *out, const char *prefix)
@@ -439,6 +466,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 	struct astra_buf version = ASTRA_BUF_INIT;
 	struct astra_kernel *copies;
 	struct astra_vec advice = ASTRA_VEC_INIT; /* a kernel's capture clauses, for its row */
+	struct astra_buf blk = ASTRA_BUF_INIT;    /* a kernel's lines, printed together (emit_block) */
 	char *arch;
 	size_t i;
 
@@ -516,8 +544,8 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		cr = astra_captured_kernel(cache, key.hex, o->cc, k, &copies[i], &ci);
 		if (cr < 0) {
 			/* `#pragma astra optimize` alone and nothing captured: say how to capture. */
-			printf("%s %s (%s:%u): %s\n", prefix, k->name, k->file, k->line, ci.missing);
-			fflush(stdout);
+			astra_buf_addf(&blk, "%s %s (%s:%u): %s\n", prefix, k->name, k->file, k->line, ci.missing);
+			emit_block(o, &blk);
 			row = new_row(j, k, "needs-capture");
 			astra_json_set_str(row, "reason", ci.missing);
 			emit_row(out, row);
@@ -526,7 +554,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			continue;
 		}
 		if (cr > 0)
-			print_captured(prefix, k, &ci);
+			add_captured(&blk, prefix, k, &ci);
 		astra_vec_pushv(&advice, ci.advice.v, ci.advice.nr);
 		astra_captured_info_release(&ci);
 		k = &copies[i];
@@ -535,6 +563,8 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		lo.progress = astra_progress_loop;
 		lo.progress_data = o->prog;
 
+		if (o->plan || (o->gpu.present && !o->no_run))
+			emit_block(o, &blk);
 		if (o->plan) {
 			/* A work item for the cluster, unless the (shared) cache has it. */
 			struct astra_json *argv;
@@ -558,9 +588,21 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		}
 
 		if (!o->gpu.present || o->no_run) {
-			printf("%s %s (%s:%u): rules that apply:\n", prefix, k->name, k->file, k->line);
-			explain_kernel(k, o->gpu.present ? o->gpu.cc : 90);
+			{
+				unsigned set = astra_optimizer_set_parse(astra_config_str(ASTRA_CFG_OPTIMIZER));
+				if (!set || (set & ASTRA_OPTIMIZERS_RULES)) {
+					astra_buf_addf(&blk, "%s %s (%s:%u): rules that apply:\n", prefix, k->name, k->file,
+						       k->line);
+					astra_rules_explain(k, o->cc, &blk);
+				}
+				if (set & ASTRA_OPTIMIZERS_LLM)
+					astra_buf_addf(&blk, "%s %s (%s:%u): %s\n", prefix, k->name, k->file, k->line,
+						       set & ASTRA_OPTIMIZERS_RULES
+							       ? "and the model's candidates (optimizer = both)"
+							       : "the model proposes the candidates (optimizer = llm), not the rules");
+			}
 			lo.no_run = 1;
+			lo.cc = o->cc;
 			lo.max_rounds = 1;
 			astra_loop_run(&tu, k, &cl, &lo, &res);
 			if (res.verdict == ASTRA_VERDICT_FAILED) {
@@ -569,10 +611,10 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 				astra_json_set_num(row, "tried", (double)res.tried);
 				astra_json_set_num(row, "compiled", (double)res.compiled);
 				astra_json_set_str(row, "reason", res.reason ? res.reason : "the test program could not be built");
-				printf("%s %s: %zu candidate%s generated; the test program could not be built: %s\n", prefix,
-				       k->name, res.tried, res.tried == 1 ? "" : "s",
-				       res.reason ? res.reason : "(no reason given)");
-				fflush(stdout);
+				astra_buf_addf(&blk, "%s %s: %zu candidate%s generated; the test program could not be built: %s\n",
+					       prefix, k->name, res.tried, res.tried == 1 ? "" : "s",
+					       res.reason ? res.reason : "(no reason given)");
+				emit_block(o, &blk);
 				emit_row(out, row);
 				astra_loop_result_release(&res);
 				continue;
@@ -582,11 +624,11 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 			astra_json_set_num(row, "tried", (double)res.tried);
 			astra_json_set_num(row, "compiled", (double)res.compiled);
 			astra_json_set_str(row, "reason", o->gpu.present ? "--no-run" : "no GPU: verification and timing need one");
-			printf("%s %s: %zu candidate%s generated, %zu compiled with nvcc; not verified: %s\n", prefix, k->name,
-			       res.tried, res.tried == 1 ? "" : "s", res.compiled,
-			       o->gpu.present ? "--no-run" : "no GPU on this machine (verification runs the kernels)");
-			note_rejected(row, &res, prefix, k->name);
-			fflush(stdout);
+			astra_buf_addf(&blk, "%s %s: %zu candidate%s generated, %zu compiled with nvcc; not verified: %s\n",
+				       prefix, k->name, res.tried, res.tried == 1 ? "" : "s", res.compiled,
+				       o->gpu.present ? "--no-run" : "no GPU on this machine (verification runs the kernels)");
+			note_rejected(row, &res, prefix, k->name, &blk);
+			emit_block(o, &blk);
 			emit_row(out, row);
 			astra_loop_result_release(&res);
 			continue;
@@ -654,6 +696,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		}
 	}
 	astra_vec_clear(&advice);
+	astra_buf_release(&blk);
 	for (i = 0; i < tu.nr_kernels; i++)
 		if (copies[i].name)
 			astra_captured_kernel_release(&copies[i]);
@@ -741,7 +784,7 @@ static void print_table(struct astra_json **rows, size_t n, const struct opts *o
 		if (astra_json_get(r, "seconds"))
 			snprintf(c_t, sizeof(c_t), "%.0fs", astra_json_get_num(r, "seconds", 0));
 		printf("%-28s %-16s %11s %11s %8s %9s %7s %7s  %s%s%s\n", kernel ? kernel : astra_json_get_str(r, "file"),
-		       types ? types : "", c_base, c_best, c_sp, c_bw, c_rounds, c_t,
+		       types && *types ? types : "-", c_base, c_best, c_sp, c_bw, c_rounds, c_t,
 		       !strcmp(status, "optimized") || !strcmp(status, "cached") ? (rules ? rules : status) : status,
 		       reason && strcmp(status, "optimized") ? ": " : "", reason && strcmp(status, "optimized") ? reason : "");
 	}
@@ -934,8 +977,11 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 	tmpdir = xstrdup("/tmp/astra-warmup-XXXXXX");
 	if (!mkdtemp(tmpdir))
 		die_errno("mkdtemp");
+	o.out_lock = xasprintf("%s/output.lock", tmpdir);
 	pids = xcalloc(nr ? nr : 1, sizeof(pid_t));
 	o.prog = astra_progress_start(astra_progress_choose(o.progress), nr);
+	if (!o.gpu.present || o.no_run)
+		astra_progress_not_verified(o.prog, o.gpu.present ? "--no-run" : "no GPU");
 	slot = xcalloc(nr ? nr : 1, sizeof(*slot));
 	if (o.nr_gpus && !o.no_run) {
 		busy = xcalloc(o.nr_gpus, sizeof(*busy));
@@ -1020,6 +1066,7 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 		free(path);
 		astra_buf_release(&b);
 	}
+	unlink(o.out_lock);
 	rmdir(tmpdir);
 	if (o.plan && rq->plan_rows && rq->plan_rows(rows, nrows, rq->plan_data) < 0)
 		failed++;
@@ -1084,5 +1131,6 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 	free(o.gpus);
 	free(tmpdir);
 	free(o.gpu_lock);
+	free(o.out_lock);
 	return failed ? 1 : 0;
 }

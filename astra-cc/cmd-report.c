@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/compdb.h"
+#include "agents/captured.h"
 #include "agents/llm.h"
 #include "astra-cc/report-html.h"
 #include "astra-cc/cmd-report.h"
@@ -122,6 +123,16 @@ static void add_source_item(struct items *l, const struct astra_kernel *k, const
 	l->v[l->nr++] = it;
 }
 
+/* Is there an entry for (key, cc) in a tier of the cache, readable or not (the report says which)? */
+static int has_entry(struct astra_cache *c, const char *key, int cc)
+{
+	struct astra_entry e;
+	const char *why = NULL;
+	int r = astra_cache_peek(c, key, cc, &e, NULL, NULL, &why);
+	astra_entry_release(&e);
+	return r != 0;
+}
+
 /*
  * The kernels of one compile (argv[0]: the real nvcc, run in cwd): each
  * kernel's key for the targets the command names and for every
@@ -191,27 +202,39 @@ static int select_compile(struct astra_cache *c, const char *cwd, struct astra_v
 		}
 		for (a = 0; a < archs.nr; a++) {
 			struct astra_key key;
-			struct astra_storage_stat st;
 			int cc = astra_arch_cc(archs.v[a]);
-			char *name;
 			if (!cc || astra_key_compute(&tu, k, &cl, archs.v[a], version.buf, &key, NULL) < 0)
 				continue;
 			if (!first_cc) {
 				memcpy(first_key, key.hex, sizeof(first_key));
 				first_cc = cc;
 			}
-			name = astra_cache_entry_name(key.hex, cc);
-			if (astra_cache_local(c)->ops->head(astra_cache_local(c), name, &st) != 0) {
+			/* Every tier a compile asks (cache/store.h): the local one, then the remote ones. */
+			if (has_entry(c, key.hex, cc)) {
 				add_source_item(l, k, key.hex, cc, 0, NULL);
 				found = 1;
 			}
-			free(name);
 		}
-		if (!found)
-			add_source_item(l, k, first_cc ? first_key : NULL, first_cc, 1,
-					first_cc ? "no verdict in the cache for this kernel as it is now: run "
-						   "astra-cc --warmup on it (with a GPU)"
-						 : "no key: the targets cannot be known from the command line");
+		if (!found && !first_cc) {
+			add_source_item(l, k, NULL, 0, 1, "no key: the targets cannot be known from the command line");
+		} else if (!found) {
+			/* What --warmup would say: a kernel left to a capture needs one first. */
+			struct astra_kernel copy;
+			struct astra_captured_info ci;
+			astra_captured_info_init(&ci);
+			if (astra_captured_kernel(c, first_key, first_cc, k, &copy, &ci) < 0 && ci.missing) {
+				char *why = xasprintf("no verdict in the cache for this kernel as it is now, and "
+						      "astra-cc --warmup cannot optimize it yet: %s", ci.missing);
+				add_source_item(l, k, first_key, first_cc, 1, why);
+				free(why);
+			} else {
+				add_source_item(l, k, first_key, first_cc, 1,
+						"no verdict in the cache for this kernel as it is now: run "
+						"astra-cc --warmup on it (with a GPU)");
+			}
+			astra_captured_info_release(&ci);
+			astra_captured_kernel_release(&copy);
+		}
 	}
 out:
 	astra_vec_clear(&archs);
@@ -909,6 +932,11 @@ int astra_cmd_report(int argc, char **argv)
 		free(nvcc);
 	}
 
+	if (ret) {
+		/* A selection that failed is not an empty one: no page, no JSON. */
+		fprintf(stderr, "%s: no report written\n", astra_progname);
+		goto out;
+	}
 	doc = build_doc(c, &l, db || files.nr ? "files" : "cache");
 	if (json && write_json(doc, json) < 0)
 		ret = 1;
@@ -920,6 +948,7 @@ int astra_cmd_report(int argc, char **argv)
 			       astra_json_len(astra_json_get(doc, "kernels")) == 1 ? "" : "s");
 	}
 	astra_json_free(doc);
+out:
 	for (k = 0; k < l.nr; k++)
 		item_release(&l.v[k]);
 	free(l.v);

@@ -256,8 +256,21 @@ static void index_page(struct astra_buf *b, const struct astra_json *doc)
 	astra_buf_adds(b, "</p></header>\n<main>\n");
 
 	astra_buf_adds(b, "<section id=\"speedups\"><h2>Speedup at the largest shape</h2>\n");
-	if (!astra_report_svg_speedups(b, ks))
-		astra_buf_adds(b, "<p class=\"muted\">No kernel has a measured speedup yet.</p>\n");
+	if (!astra_report_svg_speedups(b, ks)) {
+		/* Say what the table will show: speedups over all shapes without a time at the largest. */
+		size_t overall = 0;
+		for (i = 0; i < n; i++)
+			if (!strcmp(str(astra_json_at(ks, i), "status") ? str(astra_json_at(ks, i), "status") : "", "faster") &&
+			    known(astra_json_at(ks, i), "speedup"))
+				overall++;
+		if (overall)
+			astra_buf_addf(b, "<p class=\"muted\">No entry records its times at the largest shape, so "
+				       "there is nothing to chart; %zu kernel%s ha%s a speedup over all shapes "
+				       "(the table below).</p>\n", overall, overall == 1 ? "" : "s",
+				       overall == 1 ? "s" : "ve");
+		else
+			astra_buf_adds(b, "<p class=\"muted\">No kernel has a measured speedup yet.</p>\n");
+	}
 	astra_buf_adds(b, "</section>\n");
 
 	astra_buf_adds(b, "<section id=\"kernels\"><h2>Kernels</h2>\n<table class=\"kernels\">\n<thead><tr>"
@@ -345,8 +358,9 @@ static void source_section(struct astra_buf *b, const struct astra_json *k)
 		return;
 	}
 	if (!a) {
-		astra_buf_adds(b, "<p class=\"muted\">This entry does not record the original's text (it was stored "
-				  "by an older astra-cc); the variant is shown alone.</p>\n<h3>The variant</h3><pre><code>");
+		astra_buf_adds(b, "<p class=\"muted\">This entry does not record the original's text; "
+				  "the variant is shown alone (with the source file, <code>astra-cc --report DIR FILE.cu</code> "
+				  "shows the diff).</p>\n<h3>The variant</h3><pre><code>");
 		esc(b, v);
 		astra_buf_adds(b, "</code></pre>\n</section>\n");
 		return;

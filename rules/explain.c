@@ -20,6 +20,54 @@ static void one_line(struct astra_buf *out, const char *s)
 		astra_buf_addch(out, *s == '\n' ? ' ' : *s);
 }
 
+/*
+ * The first round as the loop makes it (agents/opt-rules.c, agents/loop.c):
+ * the planner's step lists, each built, those that no longer build and
+ * those whose code is the same as an earlier one's left out, and why, so
+ * that the count is the one --warmup prints.
+ */
+static void first_round(const struct astra_kernel *k, int cc, struct astra_buf *out)
+{
+	struct astra_vec plan = ASTRA_VEC_INIT, kept = ASTRA_VEC_INIT, texts = ASTRA_VEC_INIT;
+	struct astra_buf left = ASTRA_BUF_INIT;
+	size_t j, i, nr_left = 0;
+
+	astra_rules_plan(k, cc, NULL, 0, ASTRA_ROUND_CANDIDATES, &plan);
+	for (j = 0; j < plan.nr; j++) {
+		struct astra_variant v = { 0 };
+		struct astra_buf why = ASTRA_BUF_INIT;
+		if (astra_rules_build(k, cc, plan.v[j], &v, &why) != 1) {
+			astra_buf_addf(&left, "    %s: does not build: ", plan.v[j]);
+			one_line(&left, why.len ? why.buf : "(no reason given)");
+			astra_buf_addch(&left, '\n');
+			nr_left++;
+		} else {
+			for (i = 0; i < texts.nr && strcmp(texts.v[i], v.text); i++)
+				;
+			if (i < texts.nr) {
+				astra_buf_addf(&left, "    %s: the same code as %s\n", plan.v[j], kept.v[i]);
+				nr_left++;
+			} else {
+				astra_vec_push(&texts, v.text);
+				astra_vec_push(&kept, plan.v[j]);
+			}
+		}
+		astra_variant_release(&v);
+		astra_buf_release(&why);
+	}
+	astra_buf_addf(out, "  first round (%zu candidate%s):\n", kept.nr, kept.nr == 1 ? "" : "s");
+	for (j = 0; j < kept.nr; j++)
+		astra_buf_addf(out, "    %s\n", kept.v[j]);
+	if (nr_left) {
+		astra_buf_addf(out, "  left out of the first round (%zu of the %zu planned):\n", nr_left, plan.nr);
+		astra_buf_add(out, left.buf, left.len);
+	}
+	astra_vec_clear(&plan);
+	astra_vec_clear(&kept);
+	astra_vec_clear(&texts);
+	astra_buf_release(&left);
+}
+
 void astra_rules_explain(const struct astra_kernel *k, int cc, struct astra_buf *out)
 {
 	struct astra_rk rk;
@@ -80,12 +128,5 @@ void astra_rules_explain(const struct astra_kernel *k, int cc, struct astra_buf 
 		astra_vec_clear(&args);
 	}
 	astra_rk_release(&rk);
-	{
-		struct astra_vec plan = ASTRA_VEC_INIT;
-		astra_rules_plan(k, cc, NULL, 0, 16, &plan);
-		astra_buf_addf(out, "  first round (%zu candidate%s):\n", plan.nr, plan.nr == 1 ? "" : "s");
-		for (j = 0; j < plan.nr; j++)
-			astra_buf_addf(out, "    %s\n", plan.v[j]);
-		astra_vec_clear(&plan);
-	}
+	first_round(k, cc, out);
 }

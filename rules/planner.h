@@ -25,6 +25,12 @@
 #include "lib/vec.h"
 #include "front/kernel.h"
 
+/*
+ * Candidates per round of the optimization loop (agents/loop.c, unless
+ * its caller says otherwise); --explain plans its first round with as many.
+ */
+#define ASTRA_ROUND_CANDIDATES 32
+
 /* One earlier candidate of the rules, as the planner sees it. */
 struct astra_rules_try {
 	const char *steps;   /* "a,b=2,c" */

@@ -41,7 +41,7 @@ static void usage(void)
 		"                         [--speedup X] [--device D] [--transcript FILE] [--created T]\n"
 		"                         [--evidence [--original-file F] [--variant-file F] [--origin O]\n"
 		"                          [--grid G --block B] [--shape-prefix S] [--input TEXT]]\n"
-		"                         [--file F] [--line N] [--reason R] [--model M]\n"
+		"                         [--file F] [--line N] [--reason R] [--model M] [--no-timings]\n"
 		"       cache-tool get DIR KEY CC [--check] [--show-tag]\n"
 		"       cache-tool optimize DIR KEY CC [--sleep S] [--wait W] [--record FILE] [--tag T]\n"
 		"       cache-tool lock DIR KEY CC [--hold S] [--wait W]\n"
@@ -178,7 +178,8 @@ static void fill_entry(struct astra_entry *e, int argc, char **argv, const char 
 		astra_buf_release(&v);
 		e->origin = xstrdup("rules: vectorize");
 		e->speedup = atof(opt(argc, argv, "--speedup", "1.5"));
-		astra_entry_add_timing(e, "rows=4096 cols=4096", 12.5, 0.01, 8.25, 0.012);
+		if (!flag(argc, argv, "--no-timings"))
+			astra_entry_add_timing(e, "rows=4096 cols=4096", 12.5, 0.01, 8.25, 0.012);
 	} else if (e->verdict == ASTRA_VERDICT_FAILED) {
 		e->reason = xstrdup("the test program did not compile");
 	} else {

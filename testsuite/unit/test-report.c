@@ -251,6 +251,23 @@ static void test_progress_text(void)
 	astra_progress_describe(&l, 999, &b);
 	CHECK(l.done);
 	CHECK_STR(b.buf, "[1/3] softmax: done: 2.09x, confirmed; 2 rounds, 24/24 candidates verified, 1:42");
+
+	/* Without a GPU: what happens instead, never "verifying". */
+	memset(&l, 0, sizeof(l));
+	l.nr_jobs = 1;
+	snprintf(l.not_verified, sizeof(l.not_verified), "no GPU");
+	step(&l, "proposing", 0, 0, 1.0, 100);
+	astra_buf_reset(&b);
+	astra_progress_describe(&l, 101, &b);
+	CHECK_STR(b.buf, "[1/1] softmax: generating candidates; not verified: no GPU, 1 s");
+	step(&l, "verifying", 0, 23, 1.0, 102);
+	astra_buf_reset(&b);
+	astra_progress_describe(&l, 114, &b);
+	CHECK_STR(b.buf, "[1/1] softmax: compiling 23 candidates; not verified: no GPU, 14 s");
+	step(&l, "none", 1, 23, 1.0, 130);
+	astra_buf_reset(&b);
+	astra_progress_describe(&l, 999, &b);
+	CHECK_STR(b.buf, "[1/1] softmax: done: 23 candidates generated and compiled; not verified: no GPU, 30 s");
 	astra_buf_release(&b);
 }
 
