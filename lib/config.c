@@ -25,7 +25,7 @@
 #define ASTRA_SYSCONFDIR "/etc"
 #endif
 
-enum type { T_STR, T_BOOL, T_INT, T_SIZE, T_MODE, T_OPTIMIZER, T_TRACE, T_UMASK };
+enum type { T_STR, T_BOOL, T_INT, T_SIZE, T_MODE, T_OPTIMIZER, T_TRACE, T_UMASK, T_CHECK };
 
 static const struct item {
 	const char *name;
@@ -72,6 +72,7 @@ static const struct item {
 	[ASTRA_CFG_CAPTURE_DATA_MAX] = { "capture_data_max", "ASTRA_CC_CAPTURE_DATA_MAX", T_SIZE, "256M" },
 	[ASTRA_CFG_CAPTURE_SHAPES] = { "capture_shapes", "ASTRA_CC_CAPTURE_SHAPES", T_INT, "64" },
 	[ASTRA_CFG_CAPTURE_TEST_SHAPES] = { "capture_test_shapes", "ASTRA_CC_CAPTURE_TEST_SHAPES", T_INT, "6" },
+	[ASTRA_CFG_COMPILER_CHECK] = { "compiler_check", "ASTRA_CC_COMPILER_CHECK", T_CHECK, "content" },
 };
 
 static struct value {
@@ -142,6 +143,9 @@ static int valid(enum type type, const char *v)
 		mode_t m;
 		return !*v || astra_trust_parse_umask(v, &m) == 0;
 	}
+	case T_CHECK:
+		return !strcmp(v, "content") || !strcmp(v, "mtime") || !strcmp(v, "none") ||
+		       (astra_starts_with(v, "string:") && v[7]);
 	}
 	return 0;
 }
@@ -157,6 +161,7 @@ static const char *type_hint(enum type type)
 	case T_OPTIMIZER: return " (rules, llm or both)";
 	case T_TRACE: return " (driver, cache, extract, verify, loop, llm, exec or all, separated by commas)";
 	case T_UMASK: return " (an octal umask such as 002)";
+	case T_CHECK: return " (content, mtime, none or string:TEXT)";
 	case T_STR: break;
 	}
 	return "";

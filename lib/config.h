@@ -69,6 +69,7 @@ enum astra_cfg {
 	ASTRA_CFG_CAPTURE_DATA_MAX, /* bytes of captured inputs per kernel (size) */
 	ASTRA_CFG_CAPTURE_SHAPES,  /* distinct shapes a capture keeps per kernel */
 	ASTRA_CFG_CAPTURE_TEST_SHAPES, /* captured shapes the verifier tests per kernel */
+	ASTRA_CFG_COMPILER_CHECK,  /* how the key knows the host compiler's file: content | mtime | none | string:TEXT */
 	ASTRA_CFG__COUNT
 };
 
