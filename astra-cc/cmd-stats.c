@@ -83,8 +83,9 @@ static long long row_value(const struct stat_row *r, const long long *v)
 {
 	long long sum = 0;
 	const int *s;
+	/* Saturating: two counters at the maximum are not -2 (issue 28). */
 	for (s = r->stats; *s >= 0; s++)
-		sum += v[*s];
+		sum = astra_stats_sum(sum, v[*s]);
 	return sum;
 }
 
@@ -112,7 +113,7 @@ int astra_cache_cmd_show_stats(int argc, char **argv)
 		astra_json_set_num(j, "cache_entries", (double)entries);
 		astra_json_set_bool(j, "cache_readable", usable);
 		astra_json_set_num(j, "warmup_queue", (double)queued);
-		astra_json_set_num(j, "lookups", (double)(v[ASTRA_STAT_HITS] + v[ASTRA_STAT_MISSES]));
+		astra_json_set_num(j, "lookups", (double)astra_stats_sum(v[ASTRA_STAT_HITS], v[ASTRA_STAT_MISSES]));
 		for (i = 0; i < ASTRA_STAT__COUNT; i++)
 			astra_json_set_num(j, astra_stat_name(i), (double)v[i]);
 		astra_cmd_print_json(j);

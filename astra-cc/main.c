@@ -62,6 +62,27 @@ static void report_config_problems(int to_stderr)
 	}
 }
 
+/*
+ * A value that does not parse stops every command, a wrapped compile
+ * included, with exit status 1 and the errors on stderr: ccache's choice
+ * (it fails the compile for CCACHE_MAXSIZE=lots).  Invariant 1's
+ * fallback to plain nvcc is for astra-cc's own failures; a mistyped
+ * setting would otherwise go unseen (a compile's warnings go to the log)
+ * and a build would quietly run without the cache, or with it where
+ * ASTRA_CC_DISABLE=... meant to turn it off.  See doc/cache.md.
+ */
+static void stop_on_config_errors(void)
+{
+	const char *const *e = astra_config_errors();
+	if (!*e)
+		return;
+	for (; *e; e++) {
+		fprintf(stderr, "%s\n", *e);
+		astra_log(ASTRA_LOG_INFO, "%s", *e);
+	}
+	exit(1);
+}
+
 static void die_hook(const char *msg)
 {
 	struct astra_invocation *inv = current;
@@ -234,6 +255,7 @@ int main(int argc, char **argv)
 	astra_guard_drop_stale();
 	astra_config_load();
 	astra_log_open(astra_config_str(ASTRA_CFG_LOG_FILE), astra_config_str(ASTRA_CFG_TRACE));
+	stop_on_config_errors();
 
 	/* Called as nvcc (a symlink) or under the guard: only ever nvcc. */
 	if (!astra_starts_with(self, "astra-cc") || astra_guard_active()) {

@@ -74,6 +74,36 @@ void astra_stats_add(enum astra_stat s, long long n)
 	pending[s] += n;
 }
 
+/*
+ * A counter as the file has it: digits only.  Anything else (a negative
+ * number, garbage, a number cut short by a crash of an older version) is 0,
+ * so that no sum shown by -s goes negative; beyond LLONG_MAX is LLONG_MAX
+ * (counters saturate).
+ */
+static long long counter_value(const char *p, size_t len)
+{
+	long long v = 0;
+	size_t i;
+	if (!len)
+		return 0;
+	for (i = 0; i < len; i++) {
+		int d = p[i] - '0';
+		if (d < 0 || d > 9)
+			return 0;
+		v = v > (LLONG_MAX - d) / 10 ? LLONG_MAX : v * 10 + d;
+	}
+	return v;
+}
+
+long long astra_stats_sum(long long a, long long b)
+{
+	if (a < 0)
+		a = 0;
+	if (b < 0)
+		b = 0;
+	return a > LLONG_MAX - b ? LLONG_MAX : a + b;
+}
+
 static void parse(const char *text, long long *out)
 {
 	const char *line = text;
@@ -85,7 +115,7 @@ static void parse(const char *text, long long *out)
 		if (k < len) {
 			for (i = 0; i < ASTRA_STAT__COUNT; i++)
 				if (strlen(names[i]) == k && !strncmp(line, names[i], k))
-					out[i] = strtoll(line + k + 1, NULL, 10);
+					out[i] = counter_value(line + k + 1, len - k - 1);
 		}
 		line = nl ? nl + 1 : NULL;
 	}

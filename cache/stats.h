@@ -67,6 +67,8 @@ void astra_stats_add(enum astra_stat s, long long n);
 int astra_stats_flush(const char *dir);
 /* Read dir/stats into out[ASTRA_STAT__COUNT] (zeros if absent). */
 int astra_stats_read(const char *dir, long long *out);
+/* a + b for counters: negative ones count 0, the sum saturates at LLONG_MAX. */
+long long astra_stats_sum(long long a, long long b);
 /* Zero all counters (keeps the file). */
 int astra_stats_zero(const char *dir);
 

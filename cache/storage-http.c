@@ -351,11 +351,18 @@ struct astra_storage *astra_storage_http_open(const char *url, const char *attrs
 		    (r = ms_attr(attrs, k, "connect-timeout", &t->connect_timeout)) == 1 ||
 		    (r = ms_attr(attrs, k, "operation-timeout", &t->timeout)) == 1)
 			;
-		else if (r < 0)
-			warning("remote_storage %s: %.*s: not a number of milliseconds (ignored)", t->base, (int)k,
-				attrs);
-		else
-			warning("remote_storage %s: unknown attribute %.*s (ignored)", t->base, (int)k, attrs);
+		else {
+			/* A mistake in the tier's specification: the tier is not used (as a file: tier). */
+			if (r < 0)
+				warning("remote_storage %s: '%.*s': not a number of milliseconds: tier not used", t->base,
+					(int)k, attrs);
+			else
+				warning("remote_storage %s: unknown attribute '%.*s': tier not used (read-only, "
+					"connect-timeout=MS, operation-timeout=MS)", t->base, (int)k, attrs);
+			free(t->base);
+			free(t);
+			return NULL;
+		}
 		attrs += k;
 	}
 	if (t->connect_timeout > t->timeout)

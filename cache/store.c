@@ -58,10 +58,19 @@ int astra_cache_add_tier(struct astra_cache *c, const char *spec)
 		size_t k;
 		attrs++;
 		k = strcspn(attrs, "|");
-		if (k == 9 && !strncmp(attrs, "read-only", 9))
+		if (k == 9 && !strncmp(attrs, "read-only", 9)) {
 			read_only = 1;
-		else if (!http) /* the HTTP tier reads its own (timeouts) */
-			warning("remote_storage %s: unknown attribute %.*s (ignored)", url, (int)k, attrs);
+		} else if (!http) { /* the HTTP tier reads its own (timeouts) */
+			/*
+			 * A misspelt attribute (`|readonly`) must not leave a
+			 * tier writable that was meant read-only: the tier is
+			 * not used at all.
+			 */
+			warning("remote_storage %s: unknown attribute '%.*s': tier not used (read-only is the only one a "
+				"file: tier takes)", url, (int)k, attrs);
+			free(url);
+			return -1;
+		}
 		attrs += k;
 	}
 	if (astra_starts_with(url, "file://"))
@@ -71,8 +80,8 @@ int astra_cache_add_tier(struct astra_cache *c, const char *spec)
 	else if (http)
 		s = astra_storage_http_open(url, spec + n);
 	if (!s || !*s->url || (!http && s->url[0] != '/')) {
-		/* An http URL with credentials in it is not echoed (the HTTP tier said why). */
-		if (!http || !strchr(url, '@'))
+		/* The HTTP tier said why it refused a URL (one with credentials is not echoed). */
+		if (!http || s)
 			warning("remote_storage: %s is not a tier astra-cc can use (file:/absolute/dir, http://host/path/)",
 				url);
 		if (s)

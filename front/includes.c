@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "lib/buf.h"
+#include "lib/config.h"
 #include "lib/log.h"
 #include "lib/run.h"
 #include "lib/toolmemo.h"
@@ -256,6 +257,47 @@ static char *host_compiler(const struct astra_cmdline *cl)
 	return xstrdup(cc);
 }
 
+/*
+ * The host compiler's file, for the key (sp->host_file): the version line
+ * does not tell a wrapper script (`exec g++ -DSCALE=2 "$@"`) from the
+ * compiler it wraps, nor two builds of one version.  As ccache's
+ * compiler_check: "content" (the default) hashes the file nvcc would run,
+ * found as nvcc finds it (PATH for a bare name) with symbolic links
+ * resolved, a script's own text for a script, remembered per file in
+ * <cache_dir>/host-compiler/ so a compile reads it once; "mtime" takes its
+ * size and modification time; "string:TEXT" takes TEXT; "none" nothing
+ * (the version line alone, as before).  NULL when the file cannot be read.
+ */
+static char *host_file_id(const char *cc, const char *memo_dir)
+{
+	const char *check = astra_config_str(ASTRA_CFG_COMPILER_CHECK);
+	struct astra_buf b = ASTRA_BUF_INIT;
+	char real[PATH_MAX], *found;
+	struct stat st;
+
+	if (!strcmp(check, "none"))
+		return xstrdup("none");
+	if (astra_starts_with(check, "string:"))
+		return xstrdup(check);
+	found = astra_which(cc);
+	if (!found || !realpath(found, real) || stat(real, &st) < 0) {
+		free(found);
+		return NULL;
+	}
+	free(found);
+	if (!strcmp(check, "mtime")) {
+		astra_buf_addf(&b, "mtime %lld %lld.%09ld", (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			       (long)st.st_mtim.tv_nsec);
+		return astra_buf_detach(&b, NULL);
+	}
+	astra_buf_adds(&b, "content ");
+	if (astra_toolmemo_file_hash(real, memo_dir, &b) < 0) {
+		astra_buf_release(&b);
+		return NULL;
+	}
+	return astra_buf_detach(&b, NULL);
+}
+
 /* -Xcompiler words that change the host compiler's own directories. */
 static int changes_host_dirs(const char *w)
 {
@@ -330,6 +372,8 @@ int astra_search_path_add_toolchain(struct astra_search_path *sp, const struct a
 	astra_vec_push(&argv, "/dev/null");
 	free(sp->host_id);
 	sp->host_id = NULL;
+	free(sp->host_file);
+	sp->host_file = NULL;
 	sp->host_known = 0;
 	/* The variables that add directories to the host compiler's own list. */
 	env = xasprintf("CPATH=%s\nCPLUS_INCLUDE_PATH=%s\nC_INCLUDE_PATH=%s", getenv("CPATH") ? getenv("CPATH") : "",
@@ -338,6 +382,11 @@ int astra_search_path_add_toolchain(struct astra_search_path *sp, const struct a
 	if (astra_toolmemo_run(argv.v, ASTRA_TOOLMEMO_STDERR, env, memo, &report) < 0 ||
 	    parse_host_report(sp, report.buf, &host) < 0) {
 		ret = error("the host compiler %s does not say where its headers are: no key covers them", cc);
+		free(sp->host_id);
+		sp->host_id = NULL;
+		astra_vec_clear(&host);
+	} else if (!(sp->host_file = host_file_id(cc, memo))) {
+		ret = error("the host compiler %s cannot be read (compiler_check): no key", cc);
 		free(sp->host_id);
 		sp->host_id = NULL;
 		astra_vec_clear(&host);
@@ -371,6 +420,7 @@ void astra_search_path_release(struct astra_search_path *sp)
 		free(sp->toolkit[i]);
 	free(sp->toolkit);
 	free(sp->host_id);
+	free(sp->host_file);
 	memset(sp, 0, sizeof(*sp));
 }
 

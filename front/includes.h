@@ -58,6 +58,8 @@ struct astra_search_path {
 	size_t nr_toolkit, alloc_toolkit;
 	/* The host compiler: its version line, for the key; NULL when unknown. */
 	char *host_id;
+	/* Its file's identity (compiler_check: "content <hash>", ...); NULL when unknown. */
+	char *host_file;
 	/* Its own directories are known (else the full scan is incomplete). */
 	int host_known;
 };

@@ -87,6 +87,7 @@ int astra_key_text(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		free(label);
 	}
 	sections(text, "host compiler", tu->search && tu->search->host_id ? tu->search->host_id : "unknown");
+	sections(text, "host compiler file", tu->search && tu->search->host_file ? tu->search->host_file : "unknown");
 	astra_buf_reset(&tmp);
 	for (i = 0; cl && i < cl->device_flags.nr; i++)
 		if (!is_target_flag(cl->device_flags.v[i]))

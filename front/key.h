@@ -17,6 +17,9 @@
  *              libraries (front/includes.h); only the CUDA toolkit's own
  *              headers are left to the nvcc version
  *   host compiler  its version line (it preprocesses the device code)
+ *   host compiler file  the identity of the file nvcc runs as the host
+ *              compiler (compiler_check: by default its content, so a
+ *              wrapper script or another build of one version changes it)
  *   flags      the device-affecting options and defines, in order,
  *              without the target options
  *   arch       the one target the variant is for ("sm_90", "sm_90a")
@@ -33,7 +36,7 @@
 #include "front/kernel.h"
 
 /* Bump when the sections change: every old key becomes a miss. */
-#define ASTRA_KEY_FORMAT 2
+#define ASTRA_KEY_FORMAT 3
 
 struct astra_key {
 	unsigned char hash[16];   /* XXH3-128, canonical (big-endian) byte order */

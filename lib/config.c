@@ -25,7 +25,7 @@
 #define ASTRA_SYSCONFDIR "/etc"
 #endif
 
-enum type { T_STR, T_BOOL, T_INT, T_SIZE, T_MODE, T_OPTIMIZER, T_TRACE, T_UMASK };
+enum type { T_STR, T_BOOL, T_INT, T_SIZE, T_MODE, T_OPTIMIZER, T_TRACE, T_UMASK, T_CHECK };
 
 static const struct item {
 	const char *name;
@@ -72,6 +72,7 @@ static const struct item {
 	[ASTRA_CFG_CAPTURE_DATA_MAX] = { "capture_data_max", "ASTRA_CC_CAPTURE_DATA_MAX", T_SIZE, "256M" },
 	[ASTRA_CFG_CAPTURE_SHAPES] = { "capture_shapes", "ASTRA_CC_CAPTURE_SHAPES", T_INT, "64" },
 	[ASTRA_CFG_CAPTURE_TEST_SHAPES] = { "capture_test_shapes", "ASTRA_CC_CAPTURE_TEST_SHAPES", T_INT, "6" },
+	[ASTRA_CFG_COMPILER_CHECK] = { "compiler_check", "ASTRA_CC_COMPILER_CHECK", T_CHECK, "content" },
 };
 
 static struct value {
@@ -81,6 +82,7 @@ static struct value {
 
 static char *user_path;
 static struct astra_vec problems = ASTRA_VEC_INIT;
+static struct astra_vec errors = ASTRA_VEC_INIT;
 
 int astra_parse_bool(const char *s)
 {
@@ -142,21 +144,25 @@ static int valid(enum type type, const char *v)
 		mode_t m;
 		return !*v || astra_trust_parse_umask(v, &m) == 0;
 	}
+	case T_CHECK:
+		return !strcmp(v, "content") || !strcmp(v, "mtime") || !strcmp(v, "none") ||
+		       (astra_starts_with(v, "string:") && v[7]);
 	}
 	return 0;
 }
 
-/* What a valid value looks like, for the message about an invalid one. */
+/* What a valid value looks like, for the error about an invalid one. */
 static const char *type_hint(enum type type)
 {
 	switch (type) {
-	case T_BOOL: return " (true or false)";
-	case T_INT: return " (a whole number)";
-	case T_SIZE: return " (a size such as 500M or 2G)";
-	case T_MODE: return " (use, optimize or off)";
-	case T_OPTIMIZER: return " (rules, llm or both)";
-	case T_TRACE: return " (driver, cache, extract, verify, loop, llm, exec or all, separated by commas)";
-	case T_UMASK: return " (an octal umask such as 002)";
+	case T_BOOL: return "true or false";
+	case T_INT: return "a whole number";
+	case T_SIZE: return "a size (such as 500M or 2G)";
+	case T_MODE: return "use, optimize or off";
+	case T_OPTIMIZER: return "rules, llm or both";
+	case T_TRACE: return "a list of trace categories (driver, cache, extract, verify, loop, llm, exec, all) separated by commas";
+	case T_UMASK: return "an octal umask (such as 002)";
+	case T_CHECK: return "content, mtime, none or string:TEXT";
 	case T_STR: break;
 	}
 	return "";
@@ -300,7 +306,7 @@ static void read_file(const char *path, enum source src, long long trusted_gid)
 			continue;
 		}
 		if (!valid(items[key].type, v)) {
-			astra_vec_pushf(&problems, "%s:%u: warning: invalid value `%s` for %s%s; ignored", path, lineno, v, k,
+			astra_vec_pushf(&errors, "%s:%u: error: %s: '%s' is not %s", path, lineno, k, v,
 					type_hint(items[key].type));
 			continue;
 		}
@@ -324,6 +330,7 @@ void astra_config_release(void)
 	free(user_path);
 	user_path = NULL;
 	astra_vec_clear(&problems);
+	astra_vec_clear(&errors);
 }
 
 /*
@@ -384,8 +391,13 @@ void astra_config_load(void)
 		char *origin;
 		if (!v)
 			continue;
-		if (!valid(items[i].type, v)) {
-			astra_vec_pushf(&problems, "astra-cc: warning: invalid value `%s` for %s%s; ignored", v, items[i].env,
+		/*
+		 * A boolean variable is true unless it says false (ccache's
+		 * rule): ASTRA_CC_DISABLE=maybe disables.  astra_config_bool()
+		 * reads it so.
+		 */
+		if (items[i].type != T_BOOL && !valid(items[i].type, v)) {
+			astra_vec_pushf(&errors, "astra-cc: error: %s: '%s' is not %s", items[i].env, v,
 					type_hint(items[i].type));
 			continue;
 		}
@@ -412,7 +424,8 @@ const char *astra_config_str(enum astra_cfg key)
 
 int astra_config_bool(enum astra_cfg key)
 {
-	return astra_parse_bool(astra_config_str(key)) == 1;
+	/* Only the environment can hold a word that is neither (see the load). */
+	return astra_parse_bool(astra_config_str(key)) != 0;
 }
 
 long long astra_config_int(enum astra_cfg key)
@@ -459,6 +472,13 @@ const char *const *astra_config_problems(void)
 	static const char *none[1];
 	ensure_loaded();
 	return problems.nr ? (const char *const *)problems.v : none;
+}
+
+const char *const *astra_config_errors(void)
+{
+	static const char *none[1];
+	ensure_loaded();
+	return errors.nr ? (const char *const *)errors.v : none;
 }
 
 void astra_config_show(FILE *out)

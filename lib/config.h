@@ -69,6 +69,7 @@ enum astra_cfg {
 	ASTRA_CFG_CAPTURE_DATA_MAX, /* bytes of captured inputs per kernel (size) */
 	ASTRA_CFG_CAPTURE_SHAPES,  /* distinct shapes a capture keeps per kernel */
 	ASTRA_CFG_CAPTURE_TEST_SHAPES, /* captured shapes the verifier tests per kernel */
+	ASTRA_CFG_COMPILER_CHECK,  /* how the key knows the host compiler's file: content | mtime | none | string:TEXT */
 	ASTRA_CFG__COUNT
 };
 
@@ -80,8 +81,13 @@ enum astra_mode {
 
 /*
  * Load the configuration (idempotent: a second call reloads).  Problems in
- * config files are logged once the log is open, and shown by --show-config;
- * they never stop a build.
+ * config files (an unknown setting) are logged once the log is open, and
+ * shown by --show-config; they never stop a build.  A value that does not
+ * parse, in a file or the environment, is an error
+ * (astra_config_errors()): the command stops, as ccache stops on
+ * CCACHE_MAXSIZE=lots.  A boolean environment variable is true unless it
+ * is a false word (false, no, off, 0 or empty, any case), as in ccache:
+ * ASTRA_CC_DISABLE=maybe disables.
  */
 void astra_config_load(void);
 /* Release everything astra_config_load() allocated. */
@@ -108,6 +114,15 @@ void astra_config_show(FILE *out);
  * ..." for the environment).  A setting with a problem is ignored.
  */
 const char *const *astra_config_problems(void);
+/*
+ * Values that do not parse, NULL-terminated: whole lines
+ * ("astra-cc: error: ASTRA_CC_MAX_SIZE: 'lots' is not a size (...)", or
+ * "FILE:LINE: error: max_size: ..."); the setting keeps its weaker value.
+ * The driver prints them on stderr and exits 1 before doing anything
+ * (astra-cc/main.c): a configuration mistake is the user's, not an
+ * internal failure for invariant 1's fallback to nvcc.
+ */
+const char *const *astra_config_errors(void);
 
 /*
  * Parse a size such as 500M, 2G, 1.5G, 4096 (bytes).  Returns 0 and sets

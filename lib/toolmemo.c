@@ -157,3 +157,60 @@ int astra_toolmemo_run(char *const *argv, enum astra_toolmemo_stream stream, con
 	free(bin);
 	return 0;
 }
+
+int astra_toolmemo_file_hash(const char *path, const char *memo_dir, struct astra_buf *out)
+{
+	struct astra_buf id = ASTRA_BUF_INIT, got = ASTRA_BUF_INIT;
+	struct astra_digest d;
+	struct stat st;
+	char *memo = NULL;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return error("cannot read %s: %s", path, fd < 0 ? strerror(errno) : "not a regular file");
+	}
+	/*
+	 * The memo answers for this very file as it is: its inode, size and
+	 * both times (the change time cannot be set back by `touch`), so a
+	 * file rewritten in place is hashed again.
+	 */
+	if (memo_dir && *memo_dir) {
+		astra_buf_addf(&id, "content%c%s%c%lld%c%lld.%09ld%c%lld.%09ld%c%llu%c%llu", 0, path, 0,
+			       (long long)st.st_size, 0, (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, 0,
+			       (long long)st.st_ctim.tv_sec, (long)st.st_ctim.tv_nsec, 0,
+			       (unsigned long long)st.st_ino, 0, (unsigned long long)st.st_dev);
+		memo = xasprintf("%s/%016llx-%u", memo_dir, astra_hash64(id.buf, id.len), (unsigned)geteuid());
+		if (read_regular(memo, &got) == 0 && got.len == id.len + 1 + 32 && !memcmp(got.buf, id.buf, id.len) &&
+		    got.buf[id.len] == '\n') {
+			astra_buf_add(out, got.buf + id.len + 1, 32);
+			goto done;
+		}
+		astra_buf_reset(&got);
+	}
+	if (astra_buf_read_fd(&got, fd, 1 << 30) < 0) {
+		close(fd);
+		astra_buf_release(&got);
+		astra_buf_release(&id);
+		free(memo);
+		return error("cannot read %s: %s", path, strerror(errno));
+	}
+	astra_hash128(got.buf, got.len, &d);
+	astra_buf_add(out, d.hex, 32);
+	if (memo) {
+		struct astra_buf file = ASTRA_BUF_INIT;
+		astra_buf_add(&file, id.buf, id.len);
+		astra_buf_addch(&file, '\n');
+		astra_buf_add(&file, d.hex, 32);
+		remember(memo_dir, memo, &file);
+		astra_buf_release(&file);
+	}
+done:
+	close(fd);
+	astra_buf_release(&got);
+	astra_buf_release(&id);
+	free(memo);
+	return 0;
+}

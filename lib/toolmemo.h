@@ -31,4 +31,13 @@ enum astra_toolmemo_stream {
 int astra_toolmemo_run(char *const *argv, enum astra_toolmemo_stream stream, const char *extra_id,
 		       const char *memo_dir, struct astra_buf *out);
 
+/*
+ * Append the content hash of the regular file at path (32 hex digits,
+ * XXH3-128) to out.  With memo_dir, the hash is remembered there per
+ * (path, size, modification and change times, inode, device), so a file
+ * is read once, not on every compile (the host compiler's identity in the
+ * key, front/includes.h).  Returns 0, or -1 (logged).
+ */
+int astra_toolmemo_file_hash(const char *path, const char *memo_dir, struct astra_buf *out);
+
 #endif

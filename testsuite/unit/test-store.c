@@ -444,6 +444,19 @@ static void test_tiers(void)
 	CHECK_INT(astra_cache_add_tier(c, "http-nope:whatever"), -1);
 	CHECK_INT(astra_cache_add_tier(c, "file:relative/dir"), -1);
 	name = astra_cache_entry_name(key, 90);
+	/* Issue 28: a misspelt attribute refuses the tier (it was ignored: `|readonly` left it writable). */
+	{
+		struct astra_cache *t = astra_cache_open(local);
+		char bad[340];
+		snprintf(bad, sizeof(bad), "file:%s|readonly", remote);
+		CHECK_INT(astra_cache_add_tier(t, bad), -1);
+		snprintf(bad, sizeof(bad), "file:%s|read-only|", remote);
+		CHECK_INT(astra_cache_add_tier(t, bad), -1);
+		CHECK_INT(astra_cache_add_tier(t, "http://127.0.0.1:9/cache/|readonly"), -1);
+		CHECK_INT(astra_cache_add_tier(t, "http://127.0.0.1:9/cache/|connect-timeout=soon"), -1);
+		CHECK_INT(astra_cache_add_tier(t, "http://127.0.0.1:9/cache/|read-only|connect-timeout=500"), 0);
+		astra_cache_close(t);
+	}
 	lpath = object_path(local, name);
 	CHECK(!exists(lpath));
 	CHECK_INT(astra_cache_lookup(c, key, 90, &e), 1);

@@ -42,10 +42,14 @@ static void write_text(const char *path, const char *text, mode_t mode)
 }
 
 /* Is there a config problem mentioning all of the words? */
+/* A warning (astra_config_problems) or an error (astra_config_errors) mentioning a (and b). */
 static int problem(const char *a, const char *b)
 {
 	const char *const *p;
 	for (p = astra_config_problems(); *p; p++)
+		if (strstr(*p, a) && (!b || strstr(*p, b)))
+			return 1;
+	for (p = astra_config_errors(); *p; p++)
 		if (strstr(*p, a) && (!b || strstr(*p, b)))
 			return 1;
 	return 0;
