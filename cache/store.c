@@ -43,6 +43,9 @@ struct astra_cache {
 	struct tier *remote;
 	size_t nr_remote, alloc_remote;
 	long long max_size;
+	/* During astra_cache_lookup_checked: the caller's check. */
+	int (*check)(const struct astra_entry *e, void *ctx, struct astra_buf *why);
+	void *check_ctx;
 };
 
 int astra_cache_add_tier(struct astra_cache *c, const char *spec)
@@ -182,6 +185,43 @@ int astra_cache_trusted(struct astra_storage *s, const char *name, const struct 
 }
 
 /*
+ * The caller's check (astra_cache_lookup_checked) of entry e, read as
+ * name from tier s.  Returns 1 when e fails it: then it is a corrupt
+ * entry (logged with its full name, counted, removed when remove_corrupt).
+ */
+static int failed_check(struct astra_cache *c, struct astra_storage *s, const char *name,
+			const struct astra_entry *e, int remove_corrupt)
+{
+	struct astra_buf why = ASTRA_BUF_INIT, one = ASTRA_BUF_INIT;
+	char *where;
+	size_t i;
+	if (c->check(e, c->check_ctx, &why) == 0) {
+		astra_buf_release(&why);
+		return 0;
+	}
+	astra_buf_rtrim(&why);
+	/* The reasons, one a line, on one line. */
+	for (i = 0; i < why.len; i++) {
+		if (why.buf[i] == '\n')
+			astra_buf_adds(&one, "; ");
+		else
+			astra_buf_addch(&one, why.buf[i]);
+	}
+	astra_buf_release(&why);
+	why = one;
+	where = s->ops->where(s, name);
+	warning("cache entry %s (kernel %s) fails the candidate check (%s); %s", where,
+		e->kernel ? e->kernel : "?", why.len ? why.buf : "no reason given",
+		remove_corrupt ? "removed, treated as a miss" : "not copied, treated as a miss");
+	astra_stats_inc(ASTRA_STAT_CORRUPT_ENTRIES);
+	if (remove_corrupt && s->ops->remove(s, name) < 0)
+		astra_trace(ASTRA_TRACE_CACHE, "cannot remove %s: %s", where, strerror(errno));
+	free(where);
+	astra_buf_release(&why);
+	return 1;
+}
+
+/*
  * Read and check the entry (key, cc) from tier s.  Returns 1 (out filled),
  * 0 (absent, or unusable: *why says why), -1 (the tier failed; errno).
  * remove_corrupt: a corrupt entry is removed from s (the local tier only:
@@ -206,10 +246,15 @@ static int read_entry(struct astra_cache *c, struct astra_storage *s, const char
 	}
 	switch (astra_entry_decode(raw->buf, raw->len, key, cc, out, NULL, why)) {
 	case ASTRA_DECODE_OK:
-		if (astra_sign_verify_stored(s, name, raw->buf, raw->len, sig))
-			return 1;
-		*why = "not signed with the signing key";
-		break;
+		if (!astra_sign_verify_stored(s, name, raw->buf, raw->len, sig)) {
+			*why = "not signed with the signing key";
+			break;
+		}
+		if (c->check && failed_check(c, s, name, out, remove_corrupt)) {
+			*why = "fails the candidate check";
+			break;
+		}
+		return 1;
 	case ASTRA_DECODE_UNKNOWN:
 		/*
 		 * Perhaps a newer astra-cc shares this directory: leave the
@@ -234,7 +279,6 @@ static int read_entry(struct astra_cache *c, struct astra_storage *s, const char
 	}
 	astra_entry_release(out);
 	astra_entry_init(out);
-	(void)c;
 	return 0;
 }
 
@@ -318,6 +362,18 @@ out:
 	free(name);
 	astra_buf_release(&b);
 	astra_buf_release(&sig);
+	return r;
+}
+
+int astra_cache_lookup_checked(struct astra_cache *c, const char *key, int cc, struct astra_entry *out,
+			       int (*check)(const struct astra_entry *e, void *ctx, struct astra_buf *why), void *ctx)
+{
+	int r;
+	c->check = check;
+	c->check_ctx = ctx;
+	r = astra_cache_lookup(c, key, cc, out);
+	c->check = NULL;
+	c->check_ctx = NULL;
 	return r;
 }
 
