@@ -44,6 +44,7 @@ static const struct item {
 	[ASTRA_CFG_MAX_SIZE] = { "max_size", "ASTRA_CC_MAX_SIZE", T_SIZE, "1G" },
 	[ASTRA_CFG_REMOTE_STORAGE] = { "remote_storage", "ASTRA_CC_REMOTE_STORAGE", T_STR, "" },
 	[ASTRA_CFG_REMOTE_CREDENTIALS] = { "remote_credentials", "ASTRA_CC_REMOTE_CREDENTIALS", T_STR, "" },
+	[ASTRA_CFG_REMOTE_DOWN_TIME] = { "remote_down_time", "ASTRA_CC_REMOTE_DOWN_TIME", T_INT, "60" },
 	[ASTRA_CFG_SIGNING_KEY_FILE] = { "signing_key_file", "ASTRA_CC_SIGNING_KEY_FILE", T_STR, "" },
 	[ASTRA_CFG_REQUIRE_SIGNATURE] = { "require_signature", "ASTRA_CC_REQUIRE_SIGNATURE", T_BOOL, "false" },
 	[ASTRA_CFG_LOCK_WAIT] = { "lock_wait", "ASTRA_CC_LOCK_WAIT", T_INT, "150" },
