@@ -458,7 +458,19 @@ const char *astra_config_path(void)
 const char *const *astra_config_problems(void)
 {
 	static const char *none[1];
+	size_t i;
 	ensure_loaded();
+	/* A problem may quote a value: a URL's password is not shown (idempotent). */
+	for (i = 0; i < problems.nr; i++) {
+		struct astra_buf b = ASTRA_BUF_INIT;
+		astra_buf_adds(&b, problems.v[i]);
+		astra_buf_redact_userinfo(&b);
+		if (strcmp(b.buf, problems.v[i])) {
+			free(problems.v[i]);
+			problems.v[i] = astra_buf_detach(&b, NULL);
+		}
+		astra_buf_release(&b);
+	}
 	return problems.nr ? (const char *const *)problems.v : none;
 }
 
@@ -477,7 +489,14 @@ void astra_config_show(FILE *out)
 				(int)strcspn(v, "?"), v);
 			continue;
 		}
-		fprintf(out, "(%s) %s = %s\n", values[i].origin, items[i].name, v);
+		{
+			/* A URL's password is not shown (remote_storage, llm_url, anything). */
+			struct astra_buf b = ASTRA_BUF_INIT;
+			astra_buf_adds(&b, v);
+			astra_buf_redact_userinfo(&b);
+			fprintf(out, "(%s) %s = %s\n", values[i].origin, items[i].name, b.buf);
+			astra_buf_release(&b);
+		}
 	}
 	for (pr = astra_config_problems(); *pr; pr++)
 		fprintf(out, "%s\n", *pr);
