@@ -222,8 +222,11 @@ static int wrap(char **launcher, int nr_launcher, const char *compiler, int argc
 
 	setup_invocation(&inv, launcher, nr_launcher, compiler, argc, argv);
 	astra_cmdline_parse(&inv.cl, (int)inv.argv.nr, inv.argv.v);
-	if (under_ccache(&inv, guarded))
-		astra_driver_passthrough(&inv);
+	if (under_ccache(&inv, guarded)) {
+		/* The original, and a dependency file that keeps ccache from recording it (passes/ccache.h). */
+		astra_stats_flush(astra_config_str(ASTRA_CFG_DIR));
+		exit(astra_ccache_depend_compile(&inv));
+	}
 	if (guarded || astra_config_bool(ASTRA_CFG_DISABLE) || astra_config_mode() == ASTRA_MODE_OFF)
 		astra_driver_passthrough(&inv);
 

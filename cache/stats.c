@@ -60,6 +60,7 @@ static const char *const names[ASTRA_STAT__COUNT] = {
 	[ASTRA_STAT_REMOTE_HITS] = "remote_hits",
 	[ASTRA_STAT_REMOTE_ERRORS] = "remote_errors",
 	[ASTRA_STAT_UNSIGNED] = "unsigned_entries",
+	[ASTRA_STAT_REMOTE_DOWN] = "remote_down_skips",
 };
 
 static long long pending[ASTRA_STAT__COUNT];

@@ -51,6 +51,7 @@ enum astra_stat {
 	ASTRA_STAT_REMOTE_HITS,        /* hits served by a remote tier (each also a hit) */
 	ASTRA_STAT_REMOTE_ERRORS,      /* remote tiers that failed and were skipped for the process */
 	ASTRA_STAT_UNSIGNED,           /* entries refused by require_signature (each also a miss) */
+	ASTRA_STAT_REMOTE_DOWN,        /* remote tiers skipped because another compile marked them down */
 	ASTRA_STAT__COUNT
 };
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "lib/config.h"
+#include "lib/hash.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/trust.h"
@@ -34,7 +35,8 @@
 struct tier {
 	struct astra_storage *s;
 	int read_only;
-	int broken;           /* failed once in this process: skipped */
+	int broken;           /* failed once in this process, or marked down: skipped */
+	int down_checked;     /* the local tier's mark was looked at (tier_usable) */
 };
 
 struct astra_cache {
@@ -43,6 +45,9 @@ struct astra_cache {
 	struct tier *remote;
 	size_t nr_remote, alloc_remote;
 	long long max_size;
+	/* During astra_cache_lookup_checked: the caller's check. */
+	int (*check)(const struct astra_entry *e, void *ctx, struct astra_buf *why);
+	void *check_ctx;
 };
 
 int astra_cache_add_tier(struct astra_cache *c, const char *spec)
@@ -94,6 +99,7 @@ int astra_cache_add_tier(struct astra_cache *c, const char *spec)
 	c->remote[c->nr_remote].s = s;
 	c->remote[c->nr_remote].read_only = read_only;
 	c->remote[c->nr_remote].broken = 0;
+	c->remote[c->nr_remote].down_checked = 0;
 	c->nr_remote++;
 	return 0;
 }
@@ -147,16 +153,91 @@ struct astra_storage *astra_cache_local(struct astra_cache *c)
 /* Log and count a storage failure; the operation becomes a miss. */
 static void storage_failed(struct astra_storage *s, const char *what, const char *name, int err)
 {
-	warning("cache %s: cannot %s %s: %s", s->url, what, name, strerror(err));
+	char *where = s->ops->where(s, name);
+	warning("cache %s: cannot %s %s: %s", s->url, what, where, strerror(err));
+	free(where);
 	astra_fsio_count(err);
 }
 
-/* A remote tier failed: say so once, and skip it for the rest of the process. */
-static void tier_failed(struct tier *t, const char *what, const char *name, int err)
+/*
+ * A remote tier that timed out or refused the connection is marked down
+ * for remote_down_time seconds, in a file of the local tier that every
+ * compile of the build sees (a hung server would otherwise cost each
+ * compile its whole timeout): "remote-down-<XXH3-64 of the tier's URL>",
+ * holding the URL and the reason; its mtime is when.
+ */
+static char *down_name(const struct tier *t)
+{
+	return xasprintf("remote-down-%016llx", astra_hash64(t->s->url, strlen(t->s->url)));
+}
+
+static void mark_down(struct astra_cache *c, struct tier *t, int err)
+{
+	long long window = astra_config_int(ASTRA_CFG_REMOTE_DOWN_TIME);
+	struct astra_buf b = ASTRA_BUF_INIT;
+	char *name;
+	if (window <= 0 || (err != ETIMEDOUT && err != ECONNREFUSED))
+		return;
+	name = down_name(t);
+	astra_buf_addf(&b, "%s\n%s\n", t->s->url, strerror(err));
+	if (c->local->ops->put(c->local, name, b.buf, b.len) == 0)
+		warning("cache %s: marked down for %lld s (%s): the compiles using %s skip it until then "
+			"(remote_down_time)", t->s->url, window, strerror(err), c->dir);
+	else
+		astra_trace(ASTRA_TRACE_CACHE, "cannot mark %s down in %s: %s", t->s->url, c->dir, strerror(errno));
+	astra_buf_release(&b);
+	free(name);
+}
+
+/* The trust rule alone: no count, no log (for inspection: --list, --show-entry). */
+static int trusted_quietly(const struct astra_storage_stat *st);
+
+/*
+ * May the remote tier t be asked?  Not when it failed in this process,
+ * nor while another compile's mark says it is down (logged and counted
+ * once per process).
+ */
+static int tier_usable(struct astra_cache *c, struct tier *t)
+{
+	long long window, age;
+	struct astra_storage_stat st;
+	struct astra_buf b = ASTRA_BUF_INIT;
+	char *name;
+	if (t->broken)
+		return 0;
+	if (t->down_checked)
+		return 1;
+	t->down_checked = 1;
+	window = astra_config_int(ASTRA_CFG_REMOTE_DOWN_TIME);
+	if (window <= 0)
+		return 1;
+	name = down_name(t);
+	memset(&st, 0, sizeof(st));
+	/* A mark is only ever a reason to skip; one nobody trusted wrote is ignored all the same. */
+	if (c->local->ops->get(c->local, name, &b, &st) > 0 && trusted_quietly(&st)) {
+		age = astra_time() - st.mtime / 1000000000LL;
+		if (age >= 0 && age < window) {
+			size_t n = strcspn(b.buf, "\n");
+			const char *reason = b.buf[n] ? b.buf + n + 1 : "";
+			astra_buf_rtrim(&b);
+			warning("cache %s: skipped: marked down %lld s ago (%s); tried again in %lld s (remote_down_time)",
+				t->s->url, age, *reason ? reason : "no reason given", window - age);
+			astra_stats_inc(ASTRA_STAT_REMOTE_DOWN);
+			t->broken = 1;
+		}
+	}
+	astra_buf_release(&b);
+	free(name);
+	return !t->broken;
+}
+
+/* A remote tier failed: say so once, skip it for the rest of the process, and mark it down when it hangs or refuses. */
+static void tier_failed(struct astra_cache *c, struct tier *t, const char *what, const char *name, int err)
 {
 	storage_failed(t->s, what, name, err);
 	astra_stats_inc(ASTRA_STAT_REMOTE_ERRORS);
 	t->broken = 1;
+	mark_down(c, t, err);
 }
 
 /* The trust rule alone: no count, no log (for inspection: --list, --show-entry). */
@@ -191,6 +272,43 @@ int astra_cache_trusted(struct astra_storage *s, const char *name, const struct 
 }
 
 /*
+ * The caller's check (astra_cache_lookup_checked) of entry e, read as
+ * name from tier s.  Returns 1 when e fails it: then it is a corrupt
+ * entry (logged with its full name, counted, removed when remove_corrupt).
+ */
+static int failed_check(struct astra_cache *c, struct astra_storage *s, const char *name,
+			const struct astra_entry *e, int remove_corrupt)
+{
+	struct astra_buf why = ASTRA_BUF_INIT, one = ASTRA_BUF_INIT;
+	char *where;
+	size_t i;
+	if (c->check(e, c->check_ctx, &why) == 0) {
+		astra_buf_release(&why);
+		return 0;
+	}
+	astra_buf_rtrim(&why);
+	/* The reasons, one a line, on one line. */
+	for (i = 0; i < why.len; i++) {
+		if (why.buf[i] == '\n')
+			astra_buf_adds(&one, "; ");
+		else
+			astra_buf_addch(&one, why.buf[i]);
+	}
+	astra_buf_release(&why);
+	why = one;
+	where = s->ops->where(s, name);
+	warning("cache entry %s (kernel %s) fails the candidate check (%s); %s", where,
+		e->kernel ? e->kernel : "?", why.len ? why.buf : "no reason given",
+		remove_corrupt ? "removed, treated as a miss" : "not copied, treated as a miss");
+	astra_stats_inc(ASTRA_STAT_CORRUPT_ENTRIES);
+	if (remove_corrupt && s->ops->remove(s, name) < 0)
+		astra_trace(ASTRA_TRACE_CACHE, "cannot remove %s: %s", where, strerror(errno));
+	free(where);
+	astra_buf_release(&why);
+	return 1;
+}
+
+/*
  * Read and check the entry (key, cc) from tier s.  Returns 1 (out filled),
  * 0 (absent, or unusable: *why says why), -1 (the tier failed; errno).
  * remove_corrupt: a corrupt entry is removed from s (the local tier only:
@@ -202,6 +320,7 @@ static int read_entry(struct astra_cache *c, struct astra_storage *s, const char
 		      struct astra_buf *sig)
 {
 	struct astra_storage_stat st;
+	char *where = NULL;
 	int r;
 	memset(&st, 0, sizeof(st));
 	r = s->ops->get(s, name, raw, &st);
@@ -215,16 +334,22 @@ static int read_entry(struct astra_cache *c, struct astra_storage *s, const char
 	}
 	switch (astra_entry_decode(raw->buf, raw->len, key, cc, out, NULL, why)) {
 	case ASTRA_DECODE_OK:
-		if (astra_sign_verify_stored(s, name, raw->buf, raw->len, sig))
-			return 1;
-		*why = "not signed with the signing key";
-		break;
+		if (!astra_sign_verify_stored(s, name, raw->buf, raw->len, sig)) {
+			*why = "not signed with the signing key";
+			break;
+		}
+		if (c->check && failed_check(c, s, name, out, remove_corrupt)) {
+			*why = "fails the candidate check";
+			break;
+		}
+		return 1;
 	case ASTRA_DECODE_UNKNOWN:
 		/*
 		 * Perhaps a newer astra-cc shares this directory: leave the
 		 * file for it; our next store replaces it.
 		 */
-		warning("cache entry %s/%s: %s; treated as a miss", s->url, name, *why);
+		where = s->ops->where(s, name);
+		warning("cache entry %s: %s; treated as a miss", where, *why);
 		astra_stats_inc(ASTRA_STAT_UNKNOWN_FORMAT);
 		break;
 	case ASTRA_DECODE_CORRUPT:
@@ -234,16 +359,17 @@ static int read_entry(struct astra_cache *c, struct astra_storage *s, const char
 		 * removes the good one: that costs one re-optimization, never
 		 * a wrong substitution, so it is not worth a compare-and-delete.
 		 */
-		warning("cache entry %s/%s is corrupt: %s; %streated as a miss", s->url, name, *why,
+		where = s->ops->where(s, name);
+		warning("cache entry %s is corrupt: %s; %streated as a miss", where, *why,
 			remove_corrupt ? "removed, " : "");
 		astra_stats_inc(ASTRA_STAT_CORRUPT_ENTRIES);
 		if (remove_corrupt && s->ops->remove(s, name) < 0)
 			astra_trace(ASTRA_TRACE_CACHE, "cannot remove %s: %s", name, strerror(errno));
 		break;
 	}
+	free(where);
 	astra_entry_release(out);
 	astra_entry_init(out);
-	(void)c;
 	return 0;
 }
 
@@ -282,12 +408,12 @@ int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct as
 	for (i = 0; r != 1 && i < c->nr_remote; i++) {
 		struct tier *t = &c->remote[i];
 		int rr;
-		if (t->broken)
+		if (!tier_usable(c, t))
 			continue;
 		astra_buf_reset(&b);
 		rr = read_entry(c, t->s, name, key, cc, out, &b, 0, &why, &sig);
 		if (rr < 0) {
-			tier_failed(t, "read", name, errno);
+			tier_failed(c, t, "read", name, errno);
 			continue;
 		}
 		if (rr == 1) {
@@ -302,9 +428,11 @@ int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct as
 			/* The signature before the entry: a local reader never sees the entry without it. */
 			if (sig.len && astra_sign_store(c->local, name, b.buf, b.len, &sig) < 0)
 				astra_trace(ASTRA_TRACE_CACHE, "cannot copy the signature of %s: %s", name, strerror(errno));
-			if (c->local->ops->put(c->local, name, b.buf, b.len) < 0)
-				astra_trace(ASTRA_TRACE_CACHE, "cannot copy %s from %s: %s", name, t->s->url,
-					    strerror(errno));
+			if (c->local->ops->put(c->local, name, b.buf, b.len) < 0) {
+				char *where = t->s->ops->where(t->s, name);
+				astra_trace(ASTRA_TRACE_CACHE, "cannot copy %s: %s", where, strerror(errno));
+				free(where);
+			}
 			astra_buf_release(&tb);
 			free(tname);
 			from = t->s->url;
@@ -327,6 +455,18 @@ out:
 	free(name);
 	astra_buf_release(&b);
 	astra_buf_release(&sig);
+	return r;
+}
+
+int astra_cache_lookup_checked(struct astra_cache *c, const char *key, int cc, struct astra_entry *out,
+			       int (*check)(const struct astra_entry *e, void *ctx, struct astra_buf *why), void *ctx)
+{
+	int r;
+	c->check = check;
+	c->check_ctx = ctx;
+	r = astra_cache_lookup(c, key, cc, out);
+	c->check = NULL;
+	c->check_ctx = NULL;
 	return r;
 }
 
@@ -436,17 +576,17 @@ int astra_cache_store(struct astra_cache *c, struct astra_entry *e, const char *
 	/* Then every writable remote tier, the transcript first as above. */
 	for (i = 0; i < c->nr_remote; i++) {
 		struct tier *t = &c->remote[i];
-		if (t->read_only || t->broken)
+		if (t->read_only || !tier_usable(c, t))
 			continue;
 		if (transcript && e->transcript_checksum &&
 		    t->s->ops->put(t->s, tname, transcript, transcript_len) < 0) {
-			tier_failed(t, "write", tname, errno);
+			tier_failed(c, t, "write", tname, errno);
 			continue;
 		}
 		if (t->s->ops->put(t->s, name, b.buf, b.len) < 0)
-			tier_failed(t, "write", name, errno);
+			tier_failed(c, t, "write", name, errno);
 		else if (astra_sign_store(t->s, name, b.buf, b.len, NULL) < 0)
-			tier_failed(t, "sign", name, errno);
+			tier_failed(c, t, "sign", name, errno);
 		else
 			ret = 0;
 	}

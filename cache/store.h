@@ -84,6 +84,21 @@ struct astra_storage *astra_cache_local(struct astra_cache *c);
 int astra_cache_lookup(struct astra_cache *c, const char *key, int cc, struct astra_entry *out);
 
 /*
+ * astra_cache_lookup with one more check of each entry that passed the
+ * cache's own (format, checksum, key, signature), which the cache cannot
+ * make itself: the compile pipeline's candidate check of the variant
+ * against the kernel (passes/pipeline.c).  check returns 0 (usable) or -1
+ * with the reasons appended to why; it may be called once per tier.  An
+ * entry that fails it is corrupt: logged with its full name, counted
+ * (CORRUPT_ENTRIES, not a hit), removed from the local tier (so the miss
+ * queues the kernel and the next optimization replaces it) and, from a
+ * remote tier, left there and not copied into the local one; the lookup
+ * goes on with the next tier.
+ */
+int astra_cache_lookup_checked(struct astra_cache *c, const char *key, int cc, struct astra_entry *out,
+			       int (*check)(const struct astra_entry *e, void *ctx, struct astra_buf *why), void *ctx);
+
+/*
  * Store e, replacing any entry for (e->key, e->cc).  transcript, if not
  * NULL, is the LLM conversation (a JSON array, transcript_len bytes) kept
  * beside the entry; its checksum goes into the manifest.  e->created is set

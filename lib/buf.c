@@ -228,6 +228,56 @@ void astra_buf_rtrim(struct astra_buf *b)
 		b->buf[b->len] = '\0';
 }
 
+#define REDACTED "[REDACTED]"
+
+/* Does c end a URL's authority (host part) in running text? */
+static int ends_authority(int c)
+{
+	return c == '\0' || c == '/' || c == '?' || c == '#' || c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
+	       c == '"' || c == '\'' || c == '\\' || c == '`' || c == '<' || c == '>' || c == '|';
+}
+
+void astra_buf_redact_userinfo(struct astra_buf *b)
+{
+	struct astra_buf out = ASTRA_BUF_INIT;
+	size_t i = 0, from = 0;
+	const char *hit;
+	if (!b->len || !memchr(b->buf, '@', b->len))
+		return;
+	while ((hit = memmem(b->buf + i, b->len - i, "://", 3)) != NULL) {
+		size_t start = (size_t)(hit - b->buf) + 3, end = start, at = 0, colon = 0;
+		int have_at = 0, have_colon = 0;
+		while (end < b->len && !ends_authority((unsigned char)b->buf[end])) {
+			if (b->buf[end] == '@') {
+				at = end;
+				have_at = 1;
+			}
+			end++;
+		}
+		i = end > start ? end : start;
+		if (!have_at || at == start)
+			continue;
+		/* The user name ends at the first colon before the (last) @; the password follows it. */
+		for (colon = start; colon < at; colon++)
+			if (b->buf[colon] == ':') {
+				have_colon = 1;
+				break;
+			}
+		if (have_colon && at - colon - 1 == strlen(REDACTED) && !memcmp(b->buf + colon + 1, REDACTED, at - colon - 1))
+			continue;
+		if (!have_colon && at - start == strlen(REDACTED) && !memcmp(b->buf + start, REDACTED, at - start))
+			continue;
+		astra_buf_add(&out, b->buf + from, (have_colon ? colon + 1 : start) - from);
+		astra_buf_adds(&out, REDACTED);
+		from = at;
+	}
+	if (!out.alloc)
+		return;
+	astra_buf_add(&out, b->buf + from, b->len - from);
+	astra_buf_release(b);
+	*b = out;
+}
+
 int astra_buf_read_fd(struct astra_buf *b, int fd, size_t max)
 {
 	size_t start = b->len;

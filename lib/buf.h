@@ -60,6 +60,14 @@ void astra_buf_add_printable(struct astra_buf *b, const char *s, int multiline);
 void astra_buf_add_shell_quoted(struct astra_buf *b, const char *s);
 /* Remove trailing whitespace. */
 void astra_buf_rtrim(struct astra_buf *b);
+/*
+ * Hide the credentials of every URL in b: "scheme://user:password@host"
+ * becomes "scheme://user:[REDACTED]@host", and "scheme://token@host"
+ * "scheme://[REDACTED]@host" (a token passed as the user name).  What
+ * prints or logs settings and URLs goes through this (lib/log.c, the
+ * config's --show-config and problems); idempotent.
+ */
+void astra_buf_redact_userinfo(struct astra_buf *b);
 
 /*
  * Read a whole file into b (appending).  Returns 0, or -1 with errno set.

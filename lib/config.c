@@ -44,6 +44,7 @@ static const struct item {
 	[ASTRA_CFG_MAX_SIZE] = { "max_size", "ASTRA_CC_MAX_SIZE", T_SIZE, "1G" },
 	[ASTRA_CFG_REMOTE_STORAGE] = { "remote_storage", "ASTRA_CC_REMOTE_STORAGE", T_STR, "" },
 	[ASTRA_CFG_REMOTE_CREDENTIALS] = { "remote_credentials", "ASTRA_CC_REMOTE_CREDENTIALS", T_STR, "" },
+	[ASTRA_CFG_REMOTE_DOWN_TIME] = { "remote_down_time", "ASTRA_CC_REMOTE_DOWN_TIME", T_INT, "60" },
 	[ASTRA_CFG_SIGNING_KEY_FILE] = { "signing_key_file", "ASTRA_CC_SIGNING_KEY_FILE", T_STR, "" },
 	[ASTRA_CFG_REQUIRE_SIGNATURE] = { "require_signature", "ASTRA_CC_REQUIRE_SIGNATURE", T_BOOL, "false" },
 	[ASTRA_CFG_LOCK_WAIT] = { "lock_wait", "ASTRA_CC_LOCK_WAIT", T_INT, "150" },
@@ -470,7 +471,19 @@ const char *astra_config_path(void)
 const char *const *astra_config_problems(void)
 {
 	static const char *none[1];
+	size_t i;
 	ensure_loaded();
+	/* A problem may quote a value: a URL's password is not shown (idempotent). */
+	for (i = 0; i < problems.nr; i++) {
+		struct astra_buf b = ASTRA_BUF_INIT;
+		astra_buf_adds(&b, problems.v[i]);
+		astra_buf_redact_userinfo(&b);
+		if (strcmp(b.buf, problems.v[i])) {
+			free(problems.v[i]);
+			problems.v[i] = astra_buf_detach(&b, NULL);
+		}
+		astra_buf_release(&b);
+	}
 	return problems.nr ? (const char *const *)problems.v : none;
 }
 
@@ -496,7 +509,14 @@ void astra_config_show(FILE *out)
 				(int)strcspn(v, "?"), v);
 			continue;
 		}
-		fprintf(out, "(%s) %s = %s\n", values[i].origin, items[i].name, v);
+		{
+			/* A URL's password is not shown (remote_storage, llm_url, anything). */
+			struct astra_buf b = ASTRA_BUF_INIT;
+			astra_buf_adds(&b, v);
+			astra_buf_redact_userinfo(&b);
+			fprintf(out, "(%s) %s = %s\n", values[i].origin, items[i].name, b.buf);
+			astra_buf_release(&b);
+		}
 	}
 	for (pr = astra_config_problems(); *pr; pr++)
 		fprintf(out, "%s\n", *pr);

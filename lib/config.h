@@ -41,6 +41,7 @@ enum astra_cfg {
 	ASTRA_CFG_MAX_SIZE,     /* cache size limit, bytes (suffixes k M G) */
 	ASTRA_CFG_REMOTE_STORAGE, /* secondary tiers: "file:/dir[|read-only] http://host/path/ ..." */
 	ASTRA_CFG_REMOTE_CREDENTIALS, /* a netrc file with the HTTP tiers' logins ("": ~/.netrc) */
+	ASTRA_CFG_REMOTE_DOWN_TIME, /* seconds a remote tier that timed out or refused is skipped by all */
 	ASTRA_CFG_SIGNING_KEY_FILE, /* secret key that signs stored entries (HMAC-SHA256) */
 	ASTRA_CFG_REQUIRE_SIGNATURE, /* bool: use only entries whose signature verifies */
 	ASTRA_CFG_LOCK_WAIT,    /* seconds to wait for another process's optimization */

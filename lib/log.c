@@ -109,6 +109,8 @@ static void emit(const char *prefix, const char *fmt, va_list ap, int to_stderr)
 		       tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		       tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000, (int)getpid(), prefix);
 	astra_buf_vaddf(&b, fmt, ap);
+	/* A URL's password never reaches the log, whoever wrote the message. */
+	astra_buf_redact_userinfo(&b);
 	astra_buf_addch(&b, '\n');
 	if (write(fd, b.buf, b.len) < 0) {
 		/* Nothing sensible to do: the log is best effort. */

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/config.h"
 #include "lib/log.h"
 #include "lib/run.h"
 #include "lib/util.h"
@@ -46,6 +47,20 @@ const char *astra_workspace_tmpdir(void)
 	return tmp && tmp[0] == '/' && astra_workspace_shell_safe(tmp) ? tmp : "/tmp";
 }
 
+int astra_workspace_mark(const char *dir)
+{
+	char *p = xasprintf("%s/" ASTRA_WORKSPACE_MARKER, dir);
+	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		error("cannot create %s: %s", p, strerror(errno));
+		free(p);
+		return -1;
+	}
+	close(fd);
+	free(p);
+	return 0;
+}
+
 char *astra_workspace_make(const char *prefix)
 {
 	const char *tmp = astra_workspace_tmpdir();
@@ -56,7 +71,95 @@ char *astra_workspace_make(const char *prefix)
 		free(tmpl);
 		return NULL;
 	}
+	if (astra_workspace_mark(tmpl) < 0) {
+		rmdir(tmpl);
+		free(tmpl);
+		return NULL;
+	}
 	return tmpl;
+}
+
+/* p with links and ".." resolved as far as it exists (the rest as written); malloc'd. */
+static char *resolve(const char *p)
+{
+	char *r = realpath(p, NULL), *dir, *res;
+	const char *slash;
+	if (r)
+		return r;
+	slash = strrchr(p, '/');
+	if (!slash || slash == p)
+		return xstrdup(p);
+	dir = xstrndup(p, (size_t)(slash - p));
+	r = resolve(dir);
+	free(dir);
+	res = xasprintf("%s%s", strcmp(r, "/") ? r : "", slash);
+	free(r);
+	return res;
+}
+
+/* Is the resolved path a at or under the resolved path b? */
+static int at_or_under(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	if (!strcmp(b, "/"))
+		return 1;
+	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
+}
+
+int astra_workspace_overlaps(const char *a, const char *b)
+{
+	char *ra, *rb;
+	int r;
+	if (!a || !*a || !b || !*b)
+		return 0;
+	ra = resolve(a);
+	rb = resolve(b);
+	r = at_or_under(ra, rb) || at_or_under(rb, ra);
+	free(ra);
+	free(rb);
+	return r;
+}
+
+/* The cache directory, resolved (malloc'd), or NULL when there is none. */
+static char *cache_dir(void)
+{
+	const char *dir = astra_config_str(ASTRA_CFG_DIR);
+	return dir && *dir ? resolve(dir) : NULL;
+}
+
+/* Is the cache directory (resolved, may be NULL) at or under dir/name? */
+static int holds_cache(const char *cache, const char *dir, const char *name)
+{
+	char *p, *rp;
+	int r;
+	if (!cache)
+		return 0;
+	p = xasprintf("%s/%s", dir, name);
+	rp = resolve(p);
+	r = at_or_under(cache, rp);
+	free(p);
+	free(rp);
+	return r;
+}
+
+char *astra_workspace_root(void)
+{
+	char *root = xasprintf("%s/" ASTRA_WORKSPACE_ROOT "%ld", astra_workspace_tmpdir(), (long)geteuid());
+	const char *dir = astra_config_str(ASTRA_CFG_DIR);
+	if (astra_workspace_overlaps(root, dir)) {
+		astra_trace(ASTRA_TRACE_DRIVER, "%s overlaps the cache directory %s: no named workspaces", root, dir);
+		free(root);
+		return NULL;
+	}
+	return root;
+}
+
+/* Does the directory open as fd hold the marker, a regular file of the user's? */
+static int marked(int fd)
+{
+	struct stat st;
+	return fstatat(fd, ASTRA_WORKSPACE_MARKER, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_uid == geteuid();
 }
 
 /* Remove everything in the directory open as dfd (not dfd itself); depth bounds the recursion. */
@@ -157,6 +260,7 @@ long astra_workspace_sweep(const char *prefix, long long age)
 	struct dirent *de;
 	long removed = 0;
 	size_t i;
+	char *cache;
 
 	if (tfd < 0)
 		return 0;
@@ -172,13 +276,15 @@ long astra_workspace_sweep(const char *prefix, long long age)
 		if (!strncmp(de->d_name, prefix, plen) && mkdtemp_suffix(de->d_name + plen))
 			astra_vec_push(&names, de->d_name);
 	closedir(d);
+	cache = cache_dir();
 	for (i = 0; i < names.nr; i++) {
 		struct stat st;
 		int fd = openat(tfd, names.v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		/* Only the user's own directories, and only stale ones. */
-		if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && now - newest(fd, &st) >= age) {
+		/* Only the user's own workspaces, only stale ones, never the cache. */
+		if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && marked(fd) && now - newest(fd, &st) >= age &&
+		    !holds_cache(cache, tmp, names.v[i])) {
 			empty_dir(fd, 0);
 			if (unlinkat(tfd, names.v[i], AT_REMOVEDIR) == 0) {
 				removed++;
@@ -187,6 +293,7 @@ long astra_workspace_sweep(const char *prefix, long long age)
 		}
 		close(fd);
 	}
+	free(cache);
 	astra_vec_clear(&names);
 	close(tfd);
 	return removed;
@@ -212,10 +319,14 @@ static int try_lock_at(int dfd, const char *lock)
 	return -1;
 }
 
-static int ends_with_lock(const char *name)
+/* A named workspace's name: ASTRA_WORKSPACE_NAME_LEN lowercase hex digits, then end or ".lock". */
+static int named_workspace(const char *name, const char *end)
 {
-	size_t n = strlen(name);
-	return n > 5 && !strcmp(name + n - 5, ".lock");
+	size_t i;
+	for (i = 0; i < ASTRA_WORKSPACE_NAME_LEN; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+			return 0;
+	return !strcmp(name + ASTRA_WORKSPACE_NAME_LEN, end);
 }
 
 long astra_workspace_sweep_locked(const char *parent, long long age)
@@ -231,8 +342,12 @@ long astra_workspace_sweep_locked(const char *parent, long long age)
 
 	if (pfd < 0)
 		return 0;
-	/* Only the user's private parent: nobody else can have put anything there. */
-	if (fstat(pfd, &pst) < 0 || pst.st_uid != geteuid() || (pst.st_mode & 077)) {
+	/*
+	 * Only the user's private parent, where nobody else can have put
+	 * anything, and never one that is, holds or lies in the cache.
+	 */
+	if (fstat(pfd, &pst) < 0 || pst.st_uid != geteuid() || (pst.st_mode & 077) ||
+	    astra_workspace_overlaps(parent, astra_config_str(ASTRA_CFG_DIR))) {
 		close(pfd);
 		return 0;
 	}
@@ -245,7 +360,7 @@ long astra_workspace_sweep_locked(const char *parent, long long age)
 		return 0;
 	}
 	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
+		if (named_workspace(de->d_name, "") || named_workspace(de->d_name, ".lock"))
 			astra_vec_push(&names, de->d_name);
 	closedir(d);
 	for (i = 0; i < names.nr; i++) {
@@ -254,7 +369,7 @@ long astra_workspace_sweep_locked(const char *parent, long long age)
 		char *lock;
 		int fd, lfd;
 
-		if (ends_with_lock(name)) {
+		if (named_workspace(name, ".lock")) {
 			/*
 			 * A lock whose directory is gone (killed between the two
 			 * removals): removed once old and free.
@@ -274,7 +389,7 @@ long astra_workspace_sweep_locked(const char *parent, long long age)
 		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || now - newest(fd, &st) < age) {
+		if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || !marked(fd) || now - newest(fd, &st) < age) {
 			close(fd);
 			continue;
 		}

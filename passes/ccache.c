@@ -12,12 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/buf.h"
+#include "lib/locate.h"
 #include "lib/log.h"
 #include "lib/run.h"
 #include "passes/ccache.h"
 #include "passes/pipeline.h"
+#include "passes/substitute.h"
 
 /*
  * The marker line ccache reads as "an included file": it cannot exist
@@ -129,4 +132,90 @@ int astra_ccache_depend_mode(const char *ccache, const struct astra_invocation *
 	on = astra_run(argv, &ro) == 0 && astra_starts_with(out.buf ? out.buf : "", "true");
 	astra_buf_release(&out);
 	return on;
+}
+
+/*
+ * The prerequisite that turns ccache's direct mode off in depend mode:
+ * ccache stats every prerequisite of the dependency file and gives up its
+ * direct mode (no manifest entry) for one that is not a regular file.
+ */
+#define NO_DIRECT_MODE_DEP "/dev/null"
+
+/* Add NO_DIRECT_MODE_DEP to the first rule of the dependency file at path.  0, or -1 (logged). */
+static int add_dependency(const char *path)
+{
+	struct astra_buf b = ASTRA_BUF_INIT, out = ASTRA_BUF_INIT;
+	char *tmp;
+	size_t i;
+	FILE *f;
+	int ret = -1;
+
+	if (astra_buf_read_file(&b, path, 64u << 20) < 0) {
+		warning("ccache's depend mode: cannot read the dependency file %s: %s", path, strerror(errno));
+		astra_buf_release(&b);
+		return -1;
+	}
+	/* The first target's colon: followed by a blank or the end of the line. */
+	for (i = 0; i < b.len; i++)
+		if (b.buf[i] == ':' && (i + 1 == b.len || strchr(" \t\r\n", b.buf[i + 1])))
+			break;
+	if (i == b.len) {
+		warning("ccache's depend mode: no rule in the dependency file %s", path);
+		astra_buf_release(&b);
+		return -1;
+	}
+	if (!strncmp(b.buf + i + 1, " " NO_DIRECT_MODE_DEP " ", strlen(NO_DIRECT_MODE_DEP) + 2)) {
+		astra_buf_release(&b);
+		return 0;
+	}
+	astra_buf_add(&out, b.buf, i + 1);
+	astra_buf_adds(&out, " " NO_DIRECT_MODE_DEP);
+	if (i + 1 == b.len || b.buf[i + 1] != ' ')
+		astra_buf_addch(&out, ' ');
+	astra_buf_add(&out, b.buf + i + 1, b.len - i - 1);
+	/* Beside it, then renamed: the build never reads half a file. */
+	tmp = xasprintf("%s.astra-cc.%ld", path, (long)getpid());
+	f = fopen(tmp, "wx");
+	if (f && fwrite(out.buf, 1, out.len, f) == out.len && fclose(f) == 0) {
+		f = NULL;
+		if (rename(tmp, path) == 0)
+			ret = 0;
+	}
+	if (f)
+		fclose(f);
+	if (ret < 0) {
+		warning("ccache's depend mode: cannot rewrite the dependency file %s: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	astra_buf_release(&out);
+	astra_buf_release(&b);
+	return ret;
+}
+
+int astra_ccache_depend_compile(struct astra_invocation *inv)
+{
+	struct astra_vec cmd = ASTRA_VEC_INIT;
+	struct astra_run_opts ro;
+	char *depfile;
+	int status;
+
+	astra_invocation_command(inv, inv->argv.v, inv->argv.nr, &cmd);
+	astra_guard_prepare(inv->nvcc);
+	memset(&ro, 0, sizeof(ro));
+	ro.foreground = 1;
+	fflush(stdout);
+	status = astra_run(cmd.v, &ro);
+	astra_vec_clear(&cmd);
+	if (status != 0)
+		return status < 0 ? 127 : status;
+	depfile = inv->cl.dep_file ? xstrdup(inv->cl.dep_file) : astra_subst_default_depfile(&inv->cl);
+	if (!depfile || !strcmp(depfile, "-"))
+		warning("%s: ccache's depend mode: the dependency file cannot be known; ccache may record the "
+			"original's object for later builds (doc/ccache.md)", inv->cl.inputs.v[0]);
+	else if (add_dependency(depfile) == 0)
+		astra_trace(ASTRA_TRACE_DRIVER, "added %s to %s: ccache records no manifest entry",
+			    NO_DIRECT_MODE_DEP, depfile);
+	free(depfile);
+	return status;
 }

@@ -15,7 +15,11 @@
  * uses its preprocessor mode, which asks every time).  ccache's depend
  * mode never asks; under it astra-cc compiles the original (logged), so
  * that no object with a variant is ever cached where astra-cc cannot
- * answer for it.
+ * answer for it, and adds /dev/null to the dependency file, the one thing
+ * ccache reads in that mode: a prerequisite that is not a regular file
+ * turns ccache's direct mode off, so it records no manifest entry.  (Its
+ * entry for the original's object used to serve later default-mode builds
+ * by direct mode, whatever variant was stored: issue 28.)
  */
 #ifndef ASTRA_CCACHE_H
 #define ASTRA_CCACHE_H
@@ -40,5 +44,13 @@ int astra_ccache_preprocess(struct astra_invocation *inv);
  * mode (depend_mode set, and the command writes a dependency file)?
  */
 int astra_ccache_depend_mode(const char *ccache, const struct astra_invocation *inv);
+
+/*
+ * The compile inv under ccache's depend mode: run the unmodified command
+ * and, when it succeeds, add /dev/null to the first rule of the
+ * dependency file it wrote (see above; make and Ninja see a prerequisite
+ * that always exists and never changes).  Returns nvcc's exit status.
+ */
+int astra_ccache_depend_compile(struct astra_invocation *inv);
 
 #endif

@@ -116,12 +116,92 @@ static void found_release(struct found *f)
 }
 
 /*
+ * The candidate check of a looked-up entry's variants (the verifier's gate
+ * again, astra_extract_candidate: the stored text must be the kernel, with
+ * its name and signature, and nothing else), made by the cache on each
+ * entry it reads (astra_cache_lookup_checked), so that an entry that fails
+ * it is removed and missed instead of hit.  What it parsed (the launch
+ * geometry) is kept for take_entry.
+ */
+struct checked {
+	const struct astra_kernel *kernel;
+	struct astra_variant *v; /* the entry's variants, parsed */
+	size_t nr;
+};
+
+static void checked_reset(struct checked *c)
+{
+	size_t i;
+	for (i = 0; i < c->nr; i++)
+		astra_variant_release(&c->v[i]);
+	free(c->v);
+	c->v = NULL;
+	c->nr = 0;
+}
+
+static int check_entry(const struct astra_entry *e, void *ctx, struct astra_buf *why)
+{
+	struct checked *c = ctx;
+	int set = astra_entry_is_dispatch(e);
+	size_t i, n = set ? e->nr_variants : 1;
+	checked_reset(c);
+	if (e->verdict != ASTRA_VERDICT_FASTER || (!set && !e->variant))
+		return 0;
+	c->v = xcalloc(n, sizeof(*c->v));
+	c->nr = n;
+	for (i = 0; i < n; i++) {
+		c->v[i].text = set ? xstrndup(e->variants[i].text, e->variants[i].len) : xstrdup(e->variant);
+		if (astra_extract_candidate(c->kernel, &c->v[i], NULL, why) < 0) {
+			checked_reset(c);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The i-th variant of the entry, text len bytes, parsed into out: what
+ * check_entry parsed, or (an entry the optimization loop has just made,
+ * which the cache did not check) parsed now.  0, or -1 (logged).
+ */
+static int take_parsed(struct checked *chk, size_t i, const char *text, size_t len, struct astra_variant *out)
+{
+	struct astra_buf why = ASTRA_BUF_INIT;
+	if (i < chk->nr && chk->v[i].text && strlen(chk->v[i].text) == len && !memcmp(chk->v[i].text, text, len)) {
+		*out = chk->v[i];
+		memset(&chk->v[i], 0, sizeof(chk->v[i]));
+		return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	out->text = xstrndup(text, len);
+	if (astra_extract_candidate(chk->kernel, out, NULL, &why) == 0) {
+		astra_buf_release(&why);
+		return 0;
+	}
+	astra_buf_rtrim(&why);
+	warning("%s: the variant of %s fails the candidate check (%s); compiling the original", chk->kernel->file,
+		chk->kernel->name, why.buf);
+	astra_buf_release(&why);
+	astra_variant_release(out);
+	return -1;
+}
+
+static void variant_copy(struct astra_variant *to, const struct astra_variant *from)
+{
+	to->text = xstrdup(from->text);
+	to->grid = from->grid ? xstrdup(from->grid) : NULL;
+	to->block = from->block ? xstrdup(from->block) : NULL;
+	to->shmem = from->shmem ? xstrdup(from->shmem) : NULL;
+	to->origin = from->origin ? xstrdup(from->origin) : NULL;
+}
+
+/*
  * Take what entry e holds for f's kernel, or check that it is what f
  * already holds (another architecture's entry: the same variant, or the
  * same variant set with the same choice).  Returns 1 when e's variant(s)
- * are f's, 0 otherwise.
+ * are f's, 0 otherwise.  chk: what the candidate check parsed.
  */
-static int take_entry(struct found *f, const struct astra_entry *e)
+static int take_entry(struct found *f, const struct astra_entry *e, struct checked *chk)
 {
 	size_t i;
 	if (!astra_entry_is_dispatch(e)) {
@@ -129,7 +209,8 @@ static int take_entry(struct found *f, const struct astra_entry *e)
 			return 0;
 		if (f->variant.text)
 			return !strcmp(f->variant.text, e->variant);
-		f->variant.text = xstrdup(e->variant);
+		if (take_parsed(chk, 0, e->variant, strlen(e->variant), &f->variant) < 0)
+			return 0;
 		f->variant.origin = e->origin ? xstrdup(e->origin) : NULL;
 		return 1;
 	}
@@ -137,6 +218,7 @@ static int take_entry(struct found *f, const struct astra_entry *e)
 		return 0;
 	{
 		struct astra_dispatch d;
+		struct astra_variant *v;
 		const char *why = "";
 		if (astra_dispatch_from_entry(&d, e, &why) < 0) {
 			warning("%s: the cached variant set of %s cannot be used (%s)", f->kernel->file, f->kernel->name,
@@ -151,17 +233,23 @@ static int take_entry(struct found *f, const struct astra_entry *e)
 			astra_dispatch_release(&d);
 			return same;
 		}
+		v = xcalloc(e->nr_variants, sizeof(*v));
+		for (i = 0; i < e->nr_variants; i++) {
+			if (take_parsed(chk, i, e->variants[i].text, e->variants[i].len, &v[i]) < 0) {
+				while (i-- > 0)
+					astra_variant_release(&v[i]);
+				free(v);
+				astra_dispatch_release(&d);
+				return 0;
+			}
+			v[i].origin = e->variants[i].origin ? xstrdup(e->variants[i].origin) : NULL;
+		}
 		f->dispatch = d;
 		f->has_dispatch = 1;
-	}
-	f->variants = xcalloc(e->nr_variants, sizeof(*f->variants));
-	for (i = 0; i < e->nr_variants; i++) {
-		f->variants[i].text = xstrndup(e->variants[i].text, e->variants[i].len);
-		f->variants[i].origin = e->variants[i].origin ? xstrdup(e->variants[i].origin) : NULL;
+		f->variants = v;
 	}
 	f->nr_variants = e->nr_variants;
-	f->variant.text = xstrdup(f->variants[0].text);
-	f->variant.origin = f->variants[0].origin ? xstrdup(f->variants[0].origin) : NULL;
+	variant_copy(&f->variant, &f->variants[0]);
 	return 1;
 }
 
@@ -221,6 +309,7 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 	for (i = 0; i < tu->nr_kernels; i++) {
 		const struct astra_kernel *k = &tu->kernels[i];
 		struct found *f = &found[i];
+		struct checked chk = { k, NULL, 0 };
 		f->kernel = k;
 		if (k->bad_pragma || (k->pragma.flags & ASTRA_PRAGMA_OFF))
 			continue;
@@ -241,7 +330,8 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 			if (!cc)
 				continue;
 			astra_entry_init(&e);
-			hit = astra_cache_lookup(cache, key.hex, cc, &e) == 1;
+			/* A variant that fails the candidate check is a corrupt entry: removed, a miss. */
+			hit = astra_cache_lookup_checked(cache, key.hex, cc, &e, check_entry, &chk) == 1;
 			if (!hit && !dry && mode == ASTRA_MODE_OPTIMIZE && optimize_now)
 				hit = optimize_now(cache, inv, tu, k, archs.v[a], key.hex, cc, version.buf, &e) == 1;
 			/* Not optimized here (mode=use, no GPU, another architecture): later. */
@@ -261,12 +351,13 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 				 * same choice).
 				 */
 				int first = !f->variant.text;
-				if (take_entry(f, &e)) {
+				if (take_entry(f, &e, &chk)) {
 					f->ccs[f->nr_ccs++] = cc;
 					nr_found += first;
 				}
 			}
 			astra_entry_release(&e);
+			checked_reset(&chk);
 		}
 	}
 	astra_cache_close(cache);
@@ -322,23 +413,7 @@ int astra_pipeline_compile(struct astra_invocation *inv)
 		for (i = 0; i < tu.nr_kernels; i++) {
 			if (!found[i].variant.text)
 				continue;
-			/*
-			 * The verifier's gate again: the stored text is checked
-			 * before use (this also reads its launch geometry).
-			 */
-			struct astra_buf why = ASTRA_BUF_INIT;
-			size_t j;
-			int bad = astra_extract_candidate(found[i].kernel, &found[i].variant, NULL, &why) < 0;
-			for (j = 0; j < found[i].nr_variants && !bad; j++)
-				bad = astra_extract_candidate(found[i].kernel, &found[i].variants[j], NULL, &why) < 0;
-			if (bad) {
-				warning("%s: the cached variant of %s fails the candidate check (%s); compiling the original",
-					inv->cl.inputs.v[0], found[i].kernel->name, why.buf);
-				astra_stats_inc(ASTRA_STAT_CORRUPT_ENTRIES);
-				astra_buf_release(&why);
-				continue;
-			}
-			astra_buf_release(&why);
+			/* The candidate check ran on the lookup (check_entry, take_entry). */
 			subs[m].kernel = found[i].kernel;
 			subs[m].variant = &found[i].variant;
 			subs[m].ccs = found[i].ccs;

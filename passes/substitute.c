@@ -299,7 +299,8 @@ static void save_copy(const char *dir, const char *name, const struct astra_buf 
  * fatbinary's module identifier, line tables with -lineinfo and -G), so a
  * random name would make two identical builds give different objects, and
  * a compiler launcher (ccache) would never find the second one in its
- * cache.  It is $TMPDIR/astra-cc-UID/DIGEST, DIGEST naming the working
+ * cache.  It is $TMPDIR/astra-cc-workspaces-UID/DIGEST (lib/workspace.h:
+ * a root of its own, never the cache directory), DIGEST naming the working
  * directory and the command line; a lock beside it (DIGEST.lock) keeps two
  * identical commands running at once apart (the second one takes a
  * directory of its own, drawn at random).  The private parent (mode 0700,
@@ -322,17 +323,22 @@ static int ws_mkdir(struct workspace *ws, const char *path)
 	return 0;
 }
 
-/* $TMPDIR/astra-cc-UID, created private, or NULL when it is not ours alone. */
-static char *private_parent(const char *tmp)
+/*
+ * The named workspaces' root (lib/workspace.h: TMPDIR/astra-cc-workspaces-UID),
+ * created private, or NULL when it is not ours alone or overlaps the cache.
+ */
+static char *private_parent(void)
 {
-	char *p = xasprintf("%s/astra-cc-%ld", tmp, (long)getuid());
+	char *p = astra_workspace_root();
 	struct stat st;
+	if (!p)
+		return NULL;
 	if (mkdir(p, 0700) < 0 && errno != EEXIST) {
 		astra_trace(ASTRA_TRACE_DRIVER, "cannot create %s: %s", p, strerror(errno));
 		free(p);
 		return NULL;
 	}
-	if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)) {
+	if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
 		warning("%s is not a private directory of this user; using a random temporary directory", p);
 		free(p);
 		return NULL;
@@ -389,11 +395,11 @@ static int take_lock(const char *path, int *fd)
 }
 
 /* The directory named after the command (see struct workspace), or -1. */
-static int ws_open_named(struct workspace *ws, const char *tmp, const char *cwd, const struct astra_vec *cmd)
+static int ws_open_named(struct workspace *ws, const char *cwd, const struct astra_vec *cmd)
 {
 	struct astra_buf id = ASTRA_BUF_INIT;
 	struct astra_digest d;
-	char *parent = private_parent(tmp), *dir;
+	char *parent = private_parent(), *dir;
 	size_t i;
 	int r;
 
@@ -406,7 +412,7 @@ static int ws_open_named(struct workspace *ws, const char *tmp, const char *cwd,
 	}
 	astra_hash128(id.buf, id.len, &d);
 	astra_buf_release(&id);
-	dir = xasprintf("%s/%.16s", parent, d.hex);
+	dir = xasprintf("%s/%.*s", parent, ASTRA_WORKSPACE_NAME_LEN, d.hex);
 	ws->lock_path = xasprintf("%s.lock", dir);
 	free(parent);
 	r = take_lock(ws->lock_path, &ws->lock_fd);
@@ -421,8 +427,9 @@ static int ws_open_named(struct workspace *ws, const char *tmp, const char *cwd,
 	/* A compile that was killed may have left it behind. */
 	remove_leftovers(dir);
 	rmdir(dir);
-	if (mkdir(dir, 0700) < 0) {
+	if (mkdir(dir, 0700) < 0 || astra_workspace_mark(dir) < 0) {
 		astra_trace(ASTRA_TRACE_DRIVER, "cannot create %s: %s", dir, strerror(errno));
+		rmdir(dir);
 		unlink(ws->lock_path);
 		close(ws->lock_fd);
 		free(ws->lock_path);
@@ -432,13 +439,14 @@ static int ws_open_named(struct workspace *ws, const char *tmp, const char *cwd,
 	}
 	ws->dir = dir;
 	astra_vec_push(&ws->dirs, dir);
+	astra_vec_pushf(&ws->files, "%s/" ASTRA_WORKSPACE_MARKER, dir);
 	return 0;
 }
 
 long astra_subst_sweep_workspaces(long long age)
 {
-	char *parent = xasprintf("%s/astra-cc-%ld", astra_workspace_tmpdir(), (long)getuid());
-	long n = astra_workspace_sweep_locked(parent, age);
+	char *parent = astra_workspace_root();
+	long n = parent ? astra_workspace_sweep_locked(parent, age) : 0;
 	free(parent);
 	return n + astra_workspace_sweep(ASTRA_SUBST_WORKSPACE, age);
 }
@@ -474,13 +482,14 @@ static int ws_open(struct workspace *ws, const char *cwd, const struct astra_vec
 	astra_vec_init(&ws->files);
 	astra_vec_init(&ws->dirs);
 	sweep_stale_workspaces();
-	if (ws_open_named(ws, astra_workspace_tmpdir(), cwd, cmd) == 0)
+	if (ws_open_named(ws, cwd, cmd) == 0)
 		return 0;
 	/* A name nvcc's shell passes through unchanged (workspace.h). */
 	ws->dir = astra_workspace_make(ASTRA_SUBST_WORKSPACE);
 	if (!ws->dir)
 		return -1;
 	astra_vec_push(&ws->dirs, ws->dir);
+	astra_vec_pushf(&ws->files, "%s/" ASTRA_WORKSPACE_MARKER, ws->dir);
 	return 0;
 }
 

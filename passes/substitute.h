@@ -4,7 +4,7 @@
  * invariants 1, 3 and 5).
  *
  * The rewritten sources (rewrite.h) are written to a private temporary
- * directory named after the command ($TMPDIR/astra-cc-UID/DIGEST, so that
+ * directory named after the command ($TMPDIR/astra-cc-workspaces-UID/DIGEST, so that
  * identical builds give identical objects; see substitute.c) and nvcc runs
  * on them instead of the original: the user's command line with only the input argument replaced,
  * plus a few options at the end.  What the user can observe is made to name
@@ -120,7 +120,7 @@ void astra_subst_map_text(const char *text, size_t len, const struct astra_pathm
 char *astra_subst_default_depfile(const struct astra_cmdline *cl);
 
 /*
- * The workspace of a substituted compile: TMPDIR/astra-cc-UID/DIGEST, named
+ * The workspace of a substituted compile: TMPDIR/astra-cc-workspaces-UID/DIGEST, named
  * after the command, with its lock DIGEST.lock (a killed compile's is
  * emptied and reused by the next run of the same command), or, when that
  * one is in use or cannot be had, TMPDIR/astra-cc.XXXXXX (see

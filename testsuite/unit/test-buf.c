@@ -38,6 +38,28 @@ int main(void)
 	astra_buf_reset(&b);
 	astra_buf_add_shell_quoted(&b, "-DX=1");
 	CHECK_STR(b.buf, "-DX=1");
+
+	/* URL credentials (issue 28: --show-config printed a refused URL's password). */
+	{
+		static const char *const cases[][2] = {
+			{ "http://u:secretpw@cache.example.com/astra/", "http://u:[REDACTED]@cache.example.com/astra/" },
+			{ "a https://tok@h:8080/x b http://v:p@ss@h2/ c", "a https://[REDACTED]@h:8080/x b http://v:[REDACTED]@h2/ c" },
+			{ "`http://u:pw@h`: refused", "`http://u:[REDACTED]@h`: refused" },
+			{ "http://h/path@x file:/dir@y user@host", "http://h/path@x file:/dir@y user@host" },
+			{ "http://u:[REDACTED]@h/", "http://u:[REDACTED]@h/" },
+			{ "http://@h/ x://", "http://@h/ x://" },
+			{ "no url here", "no url here" },
+		};
+		size_t k;
+		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+			astra_buf_reset(&b);
+			astra_buf_adds(&b, cases[k][0]);
+			astra_buf_redact_userinfo(&b);
+			CHECK_STR(b.buf, cases[k][1]);
+			astra_buf_redact_userinfo(&b);
+			CHECK_STR(b.buf, cases[k][1]);
+		}
+	}
 	astra_buf_release(&b);
 
 	astra_vec_split_shell(&v, "  -c 'a b.cu' \"x\\\"y\" z\\ w  ");
