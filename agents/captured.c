@@ -798,6 +798,7 @@ int astra_captured_kernel(struct astra_cache *cache, const char *key, int cc, co
 	info->launches = cap.launches;
 	info->runs = cap.runs;
 	info->dropped = cap.dropped;
+	info->failed = cap.failed;
 	info->nr_captured = cap.nr_shapes;
 	if (!describe && (helper = helper_name(k)) != NULL) {
 		note(info, "captured shapes are not added: the pragma's shapes define %s, which a capture cannot know", helper);
@@ -812,6 +813,16 @@ int astra_captured_kernel(struct astra_cache *cache, const char *key, int cc, co
 	}
 	pick = xcalloc(cap.nr_shapes + 1, sizeof(*pick));
 	n = choose(&cap, ok, max, pick);
+	if (!n && !cap.nr_shapes && cap.failed) {
+		if (describe) {
+			info->missing = xasprintf("kernel %s: none of its launches ran: %lld failed (the launch reported an "
+						  "error: no GPU, a driver older than the runtime, or an earlier error the "
+						  "program left pending); run the capture build where its kernels run",
+						  k->name, cap.failed);
+			ret = -1;
+		}
+		goto out;
+	}
 	if (!n) {
 		if (describe) {
 			info->missing = xasprintf("kernel %s: none of its %zu captured shape%s can be tested (see the notes); %s",

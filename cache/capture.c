@@ -228,6 +228,7 @@ int astra_capture_parse(const char *text, size_t len, struct astra_capture *out,
 	out->cc = (int)cc;
 	out->launches = (long long)astra_json_get_num(j, "launches", 0);
 	out->dropped = (long long)astra_json_get_num(j, "dropped", 0);
+	out->failed = (long long)astra_json_get_num(j, "failed", 0);
 	out->runs = (long long)astra_json_get_num(j, "runs", 1);
 	data_prefix = xasprintf("%s-%d.capture-d", out->key, out->cc);
 	a = astra_json_get(j, "shapes");
@@ -284,6 +285,7 @@ char *astra_capture_print(const struct astra_capture *c)
 	astra_json_set_num(j, "cc", c->cc);
 	astra_json_set_num(j, "launches", (double)c->launches);
 	astra_json_set_num(j, "dropped", (double)c->dropped);
+	astra_json_set_num(j, "failed", (double)c->failed);
 	astra_json_set_num(j, "runs", (double)c->runs);
 	shapes = astra_json_set_array(j, "shapes");
 	if (c->nr_shapes) {
@@ -428,6 +430,7 @@ int astra_capture_merge(struct astra_capture *into, const struct astra_capture *
 	}
 	into->launches += from->launches;
 	into->dropped += from->dropped;
+	into->failed += from->failed;
 	into->runs += from->runs;
 	for (i = 0; i < from->nr_shapes; i++) {
 		struct astra_capture_shape *d = find_shape(into, from->shapes[i].id);

@@ -35,6 +35,9 @@
  *
  *   { "format": 1, "kernel": "name", "key": "<32 hex>", "cc": 90,
  *     "launches": N, "dropped": N (launches of shapes beyond the limit),
+ *     "failed": N (launches that reported an error, or were made while an
+ *                  earlier error was pending: not counted in launches, no
+ *                  shape recorded from them; absent in older records: 0),
  *     "runs": N (processes merged; a record says 1),
  *     "shapes": [ { "id": "<16 hex>", "launches": N,
  *         "types": [ { "name": "T", "value": "__half" } ],   template arguments
@@ -107,6 +110,7 @@ struct astra_capture {
 	char key[33];
 	int cc;
 	long long launches, dropped, runs;
+	long long failed;   /* launches the runtime refused: not recorded */
 	struct astra_capture_shape *shapes;
 	size_t nr_shapes, alloc_shapes;
 };

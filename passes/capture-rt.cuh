@@ -416,7 +416,7 @@ public:
 	int ntargets_;
 	Limits lim_;
 	std::vector<Shape> shapes_;
-	long long launches_ = 0, dropped_ = 0, data_used_ = 0, next_flush_ = 1024;
+	long long launches_ = 0, dropped_ = 0, failed_ = 0, data_used_ = 0, next_flush_ = 1024;
 	unsigned long long stamp_;
 	bool dirty_ = false;
 	std::vector<unsigned char> stage_;  /* host staging for checksums and data */
@@ -458,8 +458,8 @@ public:
 		json_str(o, name_);
 		o += ",\"key\":";
 		json_str(o, targets_[t].key);
-		snprintf(b, sizeof(b), ",\"cc\":%d,\"launches\":%lld,\"dropped\":%lld,\"runs\":1,\"shapes\":[",
-			 targets_[t].cc, launches_, dropped_);
+		snprintf(b, sizeof(b), ",\"cc\":%d,\"launches\":%lld,\"dropped\":%lld,\"failed\":%lld,\"runs\":1,\"shapes\":[",
+			 targets_[t].cc, launches_, dropped_, failed_);
 		o += b;
 		for (size_t i = 0; i < shapes_.size(); i++) {
 			const Shape &s = shapes_[i];
@@ -564,26 +564,27 @@ public:
 		}
 	}
 
-	/* Count the launch; inspect a new shape's buffers before it runs. */
+	/*
+	 * Before the launch: a new shape's buffers are inspected.  Nothing is
+	 * counted yet: only a launch the runtime accepted is (after()).  An
+	 * error already pending (one the program has not read) is left where
+	 * it is, untouched, and the launch is not recorded: whether it ran
+	 * cannot be told, since the error would still be there after it.
+	 */
 	void before()
 	{
-		lock_ = std::unique_lock<std::mutex>(k_.mu_);
-		k_.launches_++;
-		k_.dirty_ = true;
-		if (Shape *s = k_.find(id_)) {
-			s->launches++;
-			after_count();
+		pending_ = cudaPeekAtLastError();
+		if (pending_ != cudaSuccess)
 			return;
-		}
-		if ((int)k_.shapes_.size() >= k_.lim_.max_shapes) {
-			k_.dropped_++;
-			after_count();
+		lock_ = std::unique_lock<std::mutex>(k_.mu_);
+		if (k_.find(id_) || (int)k_.shapes_.size() >= k_.lim_.max_shapes) {
+			lock_.unlock();
 			return;
 		}
 		k_.shapes_.push_back(Shape());
 		Shape &s = k_.shapes_.back();
 		s.id = id_;
-		s.launches = 1;
+		s.launches = 0;
 		s.types = inst_.json;
 		memcpy(s.grid, grid_, sizeof(grid_));
 		memcpy(s.block, block_, sizeof(block_));
@@ -607,15 +608,40 @@ public:
 		shape_ = &s;
 	}
 
-	/* After the launch: the hashes again, and the records. */
+	/*
+	 * After the launch: whether the runtime accepted it (the launch's own
+	 * error, read with cudaPeekAtLastError so that the program still sees
+	 * it), the count, and for a new shape the hashes again and the records.
+	 * A launch that failed (no GPU, a driver too old, a bad configuration)
+	 * is counted as failed and nothing else of it is kept.
+	 */
 	void after()
 	{
-		if (!shape_) {
+		bool failed = pending_ != cudaSuccess || cudaPeekAtLastError() != cudaSuccess;
+		if (!lock_.owns_lock())
+			lock_ = std::unique_lock<std::mutex>(k_.mu_);
+		k_.dirty_ = true;
+		if (failed) {
+			if (shape_) {
+				k_.shapes_.pop_back();
+				shape_ = nullptr;
+			}
 			restore();
-			if (lock_.owns_lock())
-				lock_.unlock();
+			if (k_.failed_++ == 0)
+				k_.flush();
+			lock_.unlock();
 			return;
 		}
+		k_.launches_++;
+		if (!shape_) {
+			if (Shape *s = k_.find(id_))
+				s->launches++;
+			else
+				k_.dropped_++;
+			after_count();
+			return;
+		}
+		shape_->launches = 1;
 		if (checking_) {
 			bool ok = cudaStreamSynchronize(st_) == cudaSuccess;
 			for (size_t i = 0; i < shape_->bufs.size(); i++) {
@@ -627,8 +653,7 @@ public:
 					b.written = h != before_[i];
 			}
 			shape_->checked = ok;
-			if (!ok)
-				(void)cudaGetLastError();
+			/* The kernel failed while it ran: the error is sticky, the program sees it at its next call. */
 		}
 		restore();
 		k_.flush();
@@ -688,6 +713,7 @@ private:
 	int nptr_ = 0;
 	Shape *shape_;
 	bool checking_ = false;
+	cudaError_t pending_ = cudaSuccess;
 	std::vector<uint64_t> before_;
 	std::vector<bool> hashed_;
 	std::unique_lock<std::mutex> lock_;

@@ -13,7 +13,9 @@
  * at exit, and fake_cuda_calls() returns the running total (the capture
  * build's overhead benchmark counts the calls a launch makes with it).
  * FAKE_CUDA_CAPTURING=1 makes every stream report that it is being
- * captured into a graph.  A test fixture, not a simulator: it exercises
+ * captured into a graph.  FAKE_CUDA_FAIL_GRID=X makes a launch whose
+ * grid.x is X fail (cudaErrorLaunchOutOfResources, left as the last error,
+ * as the runtime does).  A test fixture, not a simulator: it exercises
  * the host code that surrounds kernels (capture builds: passes/capture-rt.cuh).
  */
 #include <cuda_runtime.h>
@@ -156,8 +158,11 @@ cudaError_t __cudaGetKernel(cudaKernel_t *k, const void *fun)
 static cudaError_t launch(const void *fun, dim3 grid, dim3 block, void **args)
 {
 	auto it = names.find(fun);
+	const char *fail = getenv("FAKE_CUDA_FAIL_GRID");
 	if (it == names.end())
 		return last = cudaErrorInvalidDeviceFunction;
+	if (fail && *fail && strtoul(fail, nullptr, 10) == grid.x)
+		return last = cudaErrorLaunchOutOfResources;
 	for (auto &e : emulations)
 		if (it->second.find(e.first) != std::string::npos) {
 			e.second(grid, block, args);
