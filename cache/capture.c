@@ -130,6 +130,7 @@ static int parse_shape(const struct astra_json *o, const char *data_prefix, stru
 		       struct astra_buf *why)
 {
 	const struct astra_json *a;
+	const char *bound;
 	size_t i, k;
 
 	memset(s, 0, sizeof(*s));
@@ -175,6 +176,11 @@ static int parse_shape(const struct astra_json *o, const char *data_prefix, stru
 		cb->elem = dup_str(b, "elem");
 		cb->elem_size = (long long)astra_json_get_num(b, "elem_size", -1);
 		cb->count = (long long)astra_json_get_num(b, "count", -1);
+		cb->to_end = (long long)astra_json_get_num(b, "to_end", (double)cb->count);
+		bound = astra_json_get_str(b, "bound");
+		cb->bound = bound && !strcmp(bound, "argument") ? ASTRA_CAPTURE_BOUND_ARGUMENT
+			    : bound && !strcmp(bound, "written") ? ASTRA_CAPTURE_BOUND_WRITTEN
+								 : ASTRA_CAPTURE_BOUND_ALLOCATION;
 		cb->null = astra_json_get_bool(b, "null", 0);
 		cb->same_as = (int)astra_json_get_num(b, "same_as", cb->index);
 		cb->written = tri(b, "written");
@@ -334,6 +340,10 @@ char *astra_capture_print(const struct astra_capture *c)
 			set_str_or_null(t, "elem", b->elem);
 			astra_json_set_num(t, "elem_size", (double)b->elem_size);
 			astra_json_set_num(t, "count", (double)b->count);
+			astra_json_set_num(t, "to_end", (double)b->to_end);
+			astra_json_set_str(t, "bound", b->bound == ASTRA_CAPTURE_BOUND_ARGUMENT ? "argument"
+						       : b->bound == ASTRA_CAPTURE_BOUND_WRITTEN ? "written"
+												 : "allocation");
 			astra_json_set_bool(t, "null", b->null);
 			astra_json_set_num(t, "same_as", b->same_as);
 			if (b->written < 0)
