@@ -597,6 +597,38 @@ static void describe_aliasing(const struct astra_kernel *k, const struct astra_c
 	}
 }
 
+/*
+ * Counts that stop before the allocation's end (a pool): which pointer
+ * ends where, at the chosen shapes (doc/capture.md, What is recorded).
+ */
+static void describe_bounds(const struct astra_kernel *k, const struct astra_capture *c, const size_t *pick, size_t n,
+			    struct astra_captured_info *info)
+{
+	struct astra_buf arg = ASTRA_BUF_INIT, wr = ASTRA_BUF_INIT;
+	size_t s, b, i;
+	for (i = 0; i < k->nr_params; i++) {
+		int by_arg = 0, by_written = 0;
+		for (s = 0; s < n; s++) {
+			const struct astra_capture_shape *sh = &c->shapes[pick[s]];
+			for (b = 0; b < sh->nr_bufs; b++)
+				if (sh->bufs[b].index == (int)i) {
+					by_arg |= sh->bufs[b].bound == ASTRA_CAPTURE_BOUND_ARGUMENT;
+					by_written |= sh->bufs[b].bound == ASTRA_CAPTURE_BOUND_WRITTEN;
+				}
+		}
+		if (by_written)
+			astra_buf_addf(&wr, "%s%s", wr.len ? ", " : "", k->params[i].name);
+		else if (by_arg)
+			astra_buf_addf(&arg, "%s%s", arg.len ? ", " : "", k->params[i].name);
+	}
+	if (wr.len)
+		note(info, "%s: up to what the launch changed, not to the end of the allocation", wr.buf);
+	if (arg.len)
+		note(info, "%s: up to the next pointer argument into the same allocation, not to its end", arg.buf);
+	astra_buf_release(&arg);
+	astra_buf_release(&wr);
+}
+
 /* The smallest and largest element of a captured integer buffer; 0 when it cannot be read. */
 static int data_minmax(const char *path, long long elem_size, int sign, long long *lo, long long *hi)
 {
@@ -798,6 +830,7 @@ int astra_captured_kernel(struct astra_cache *cache, const char *key, int cc, co
 	info->launches = cap.launches;
 	info->runs = cap.runs;
 	info->dropped = cap.dropped;
+	info->failed = cap.failed;
 	info->nr_captured = cap.nr_shapes;
 	if (!describe && (helper = helper_name(k)) != NULL) {
 		note(info, "captured shapes are not added: the pragma's shapes define %s, which a capture cannot know", helper);
@@ -812,6 +845,16 @@ int astra_captured_kernel(struct astra_cache *cache, const char *key, int cc, co
 	}
 	pick = xcalloc(cap.nr_shapes + 1, sizeof(*pick));
 	n = choose(&cap, ok, max, pick);
+	if (!n && !cap.nr_shapes && cap.failed) {
+		if (describe) {
+			info->missing = xasprintf("kernel %s: none of its launches ran: %lld failed (the launch reported an "
+						  "error: no GPU, a driver older than the runtime, or an earlier error the "
+						  "program left pending); run the capture build where its kernels run",
+						  k->name, cap.failed);
+			ret = -1;
+		}
+		goto out;
+	}
 	if (!n) {
 		if (describe) {
 			info->missing = xasprintf("kernel %s: none of its %zu captured shape%s can be tested (see the notes); %s",
@@ -871,6 +914,7 @@ int astra_captured_kernel(struct astra_cache *cache, const char *key, int cc, co
 			     n == 1 ? " (one shape: another expression may fit as well)" : "");
 			astra_buf_release(&bl);
 		}
+		describe_bounds(k, &cap, pick, n, info);
 		describe_aliasing(k, &cap, info);
 		if (cache)
 			describe_ranges(k, cache, &cap, pick, n, p, info);

@@ -48,6 +48,7 @@ struct astra_captured_info {
 	int by_capture;          /* the pragma leaves the description to a capture */
 	int have_capture;        /* a capture of the kernel was found */
 	long long launches, runs, dropped;
+	long long failed;        /* launches that failed, not recorded */
 	size_t nr_captured;      /* distinct shapes captured */
 	size_t nr_used;          /* captured shapes added to the test */
 	size_t nr_pragma;        /* shapes the pragma gave */

@@ -62,9 +62,12 @@ static void captured(const struct listing *L, const struct astra_kernel *k, cons
 		if (r < 0) {
 			fprintf(out, "  capture %s: none: %s\n", arch, ci.missing);
 		} else {
-			fprintf(out, "  capture %s: %lld launch%s in %lld run%s, %zu shape%s (%lld launch%s past the limit)\n",
+			fprintf(out, "  capture %s: %lld launch%s in %lld run%s, %zu shape%s (%lld launch%s past the limit)",
 				arch, ci.launches, ci.launches == 1 ? "" : "es", ci.runs, ci.runs == 1 ? "" : "s",
 				ci.nr_captured, ci.nr_captured == 1 ? "" : "s", ci.dropped, ci.dropped == 1 ? "" : "es");
+			if (ci.failed)
+				fprintf(out, "; %lld failed launch%s not recorded", ci.failed, ci.failed == 1 ? "" : "es");
+			fputc('\n', out);
 			for (i = 0; i < ci.shapes.nr; i++)
 				fprintf(out, "  test shape %s: %s\n", arch, ci.shapes.v[i]);
 			for (i = 0; i < ci.notes.nr; i++)
@@ -85,6 +88,7 @@ static void captured(const struct listing *L, const struct astra_kernel *k, cons
 		astra_json_set_num(o, "launches", (double)ci.launches);
 		astra_json_set_num(o, "runs", (double)ci.runs);
 		astra_json_set_num(o, "dropped", (double)ci.dropped);
+		astra_json_set_num(o, "failed", (double)ci.failed);
 		astra_json_set_num(o, "captured_shapes", (double)ci.nr_captured);
 		a = astra_json_set_array(o, "test_shapes");
 		for (i = 0; r >= 0 && i < ci.shapes.nr; i++)

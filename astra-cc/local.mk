@@ -9,6 +9,7 @@ astra_cc_astra_cc_LDADD = $(ASTRA_LIBS)
 libastra_a_SOURCES += \
 	astra-cc/commands.c astra-cc/commands.h \
 	astra-cc/driver.h \
+	astra-cc/split.c astra-cc/split.h \
 	astra-cc/cmd-cache.h \
 	astra-cc/cmd-capture.c astra-cc/cmd-capture.h \
 	astra-cc/cmd-cleanup.c \

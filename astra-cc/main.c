@@ -23,6 +23,7 @@
 #include "agents/policy.h"
 #include "astra-cc/commands.h"
 #include "astra-cc/driver.h"
+#include "astra-cc/split.h"
 #include "cache/stats.h"
 #include "front/includes.h"
 #include "lib/config.h"
@@ -232,6 +233,11 @@ static int wrap(char **launcher, int nr_launcher, const char *compiler, int argc
 
 	current = &inv;
 	astra_die_hook = die_hook;
+	if (inv.cl.link && astra_driver_split(&inv) == 0) {
+		current = NULL;
+		astra_stats_flush(astra_config_str(ASTRA_CFG_DIR));
+		return 0;
+	}
 	if (inv.cl.reason) {
 		astra_trace(ASTRA_TRACE_DRIVER, "passthrough: %s", inv.cl.reason);
 		astra_driver_passthrough(&inv);

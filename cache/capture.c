@@ -130,6 +130,7 @@ static int parse_shape(const struct astra_json *o, const char *data_prefix, stru
 		       struct astra_buf *why)
 {
 	const struct astra_json *a;
+	const char *bound;
 	size_t i, k;
 
 	memset(s, 0, sizeof(*s));
@@ -175,6 +176,11 @@ static int parse_shape(const struct astra_json *o, const char *data_prefix, stru
 		cb->elem = dup_str(b, "elem");
 		cb->elem_size = (long long)astra_json_get_num(b, "elem_size", -1);
 		cb->count = (long long)astra_json_get_num(b, "count", -1);
+		cb->to_end = (long long)astra_json_get_num(b, "to_end", (double)cb->count);
+		bound = astra_json_get_str(b, "bound");
+		cb->bound = bound && !strcmp(bound, "argument") ? ASTRA_CAPTURE_BOUND_ARGUMENT
+			    : bound && !strcmp(bound, "written") ? ASTRA_CAPTURE_BOUND_WRITTEN
+								 : ASTRA_CAPTURE_BOUND_ALLOCATION;
 		cb->null = astra_json_get_bool(b, "null", 0);
 		cb->same_as = (int)astra_json_get_num(b, "same_as", cb->index);
 		cb->written = tri(b, "written");
@@ -228,6 +234,7 @@ int astra_capture_parse(const char *text, size_t len, struct astra_capture *out,
 	out->cc = (int)cc;
 	out->launches = (long long)astra_json_get_num(j, "launches", 0);
 	out->dropped = (long long)astra_json_get_num(j, "dropped", 0);
+	out->failed = (long long)astra_json_get_num(j, "failed", 0);
 	out->runs = (long long)astra_json_get_num(j, "runs", 1);
 	data_prefix = xasprintf("%s-%d.capture-d", out->key, out->cc);
 	a = astra_json_get(j, "shapes");
@@ -284,6 +291,7 @@ char *astra_capture_print(const struct astra_capture *c)
 	astra_json_set_num(j, "cc", c->cc);
 	astra_json_set_num(j, "launches", (double)c->launches);
 	astra_json_set_num(j, "dropped", (double)c->dropped);
+	astra_json_set_num(j, "failed", (double)c->failed);
 	astra_json_set_num(j, "runs", (double)c->runs);
 	shapes = astra_json_set_array(j, "shapes");
 	if (c->nr_shapes) {
@@ -332,6 +340,10 @@ char *astra_capture_print(const struct astra_capture *c)
 			set_str_or_null(t, "elem", b->elem);
 			astra_json_set_num(t, "elem_size", (double)b->elem_size);
 			astra_json_set_num(t, "count", (double)b->count);
+			astra_json_set_num(t, "to_end", (double)b->to_end);
+			astra_json_set_str(t, "bound", b->bound == ASTRA_CAPTURE_BOUND_ARGUMENT ? "argument"
+						       : b->bound == ASTRA_CAPTURE_BOUND_WRITTEN ? "written"
+												 : "allocation");
 			astra_json_set_bool(t, "null", b->null);
 			astra_json_set_num(t, "same_as", b->same_as);
 			if (b->written < 0)
@@ -428,6 +440,7 @@ int astra_capture_merge(struct astra_capture *into, const struct astra_capture *
 	}
 	into->launches += from->launches;
 	into->dropped += from->dropped;
+	into->failed += from->failed;
 	into->runs += from->runs;
 	for (i = 0; i < from->nr_shapes; i++) {
 		struct astra_capture_shape *d = find_shape(into, from->shapes[i].id);

@@ -35,6 +35,9 @@
  *
  *   { "format": 1, "kernel": "name", "key": "<32 hex>", "cc": 90,
  *     "launches": N, "dropped": N (launches of shapes beyond the limit),
+ *     "failed": N (launches that reported an error, or were made while an
+ *                  earlier error was pending: not counted in launches, no
+ *                  shape recorded from them; absent in older records: 0),
  *     "runs": N (processes merged; a record says 1),
  *     "shapes": [ { "id": "<16 hex>", "launches": N,
  *         "types": [ { "name": "T", "value": "__half" } ],   template arguments
@@ -45,7 +48,11 @@
  *                        "text": "4096" (exact: decimal, or %a for floats),
  *                        "hex": "00100000" (the argument's bytes) } ],
  *         "buffers": [ { "index": i, "name": "x", "elem": "const T",
- *                        "elem_size": 2, "count": N (-1: unknown),
+ *                        "elem_size": 2, "count": N (elements the launch can
+ *                        touch, -1: unknown), "to_end": N (elements to the
+ *                        allocation's end), "bound": "allocation" |
+ *                        "argument" | "written" (what ends count:
+ *                        doc/capture.md, What is recorded),
  *                        "null": false, "same_as": j (index of the first
  *                        pointer into the same allocation; itself if none),
  *                        "written": true | false | null (not measured),
@@ -75,13 +82,22 @@ struct astra_capture_value {
 	char *hex;          /* the argument's bytes in hex; may be NULL */
 };
 
+/* What ends a buffer's count. */
+enum astra_capture_bound {
+	ASTRA_CAPTURE_BOUND_ALLOCATION, /* the allocation's end */
+	ASTRA_CAPTURE_BOUND_ARGUMENT,   /* the next pointer argument into the same allocation */
+	ASTRA_CAPTURE_BOUND_WRITTEN,    /* the end of what the launch changed (its last changed chunk) */
+};
+
 /* A pointer argument at the first launch of a shape. */
 struct astra_capture_buffer {
 	int index;
 	char *name;
 	char *elem;         /* element type as the signature writes it */
 	long long elem_size;
-	long long count;    /* elements from the pointer to the allocation's end; -1 unknown */
+	long long count;    /* elements the launch can touch (see bound); -1 unknown */
+	long long to_end;   /* elements from the pointer to the allocation's end; -1 unknown */
+	int bound;          /* what ends count: ASTRA_CAPTURE_BOUND_* */
 	int null;
 	int same_as;        /* index of the first pointer into the same allocation */
 	int written;        /* 1 changed by the launch, 0 unchanged, -1 not measured */
@@ -107,6 +123,7 @@ struct astra_capture {
 	char key[33];
 	int cc;
 	long long launches, dropped, runs;
+	long long failed;   /* launches the runtime refused: not recorded */
 	struct astra_capture_shape *shapes;
 	size_t nr_shapes, alloc_shapes;
 };

@@ -240,6 +240,7 @@ struct file {
 	size_t nr_kc, alloc_kc;
 	CXTranslationUnit tu;
 	CXFile cxf;
+	char *patched;        /* the text libclang parsed, where it differs (find_swallowing) */
 };
 
 static void file_release(struct file *f)
@@ -255,6 +256,7 @@ static void file_release(struct file *f)
 	free(f->toks);
 	free(f->dirs);
 	free(f->kc);
+	free(f->patched);
 	if (f->tu)
 		clang_disposeTranslationUnit(f->tu);
 }
@@ -1997,30 +1999,125 @@ static void build_args(struct astra_vec *args, const struct astra_cmdline *cl)
 		astra_vec_push(args, "-std=c++17");
 }
 
-static int parse_file(CXIndex idx, struct file *f, const struct astra_vec *args)
+static CXTranslationUnit parse_text(CXIndex idx, const struct file *f, const char *text,
+				    const struct astra_vec *args)
 {
 	struct CXUnsavedFile uf;
 	enum CXErrorCode err;
-	struct visit V;
+	CXTranslationUnit tu = NULL;
 	unsigned flags = CXTranslationUnit_SingleFileParse | CXTranslationUnit_KeepGoing |
 			 CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_DetailedPreprocessingRecord;
-	size_t i;
+
+	uf.Filename = f->path;
+	uf.Contents = text;
+	uf.Length = (unsigned long)f->len;
+	err = clang_parseTranslationUnit2(idx, f->path, (const char *const *)args->v, (int)args->nr, &uf, 1,
+					  flags, &tu);
+	if (err != CXError_Success || !tu) {
+		error("%s: libclang cannot parse it (error %d)", f->path, (int)err);
+		return NULL;
+	}
+	return tu;
+}
+
+/*
+ * A function whose parameter list names a type from a header the parse
+ * does not read (`void prep(std::vector<int> w) { }`,
+ * `__device__ float h(cg::thread_block_tile<32> &t)`) looks like a
+ * variable with an initializer to the parser, which then skips to the
+ * next `;` at file scope: every kernel after it would vanish.  Such a
+ * declaration is a VarDecl whose name is followed by `( ... )` and then,
+ * before any `;`, `=` or `,`, by a `{`.  Blank its parameters (offsets
+ * and lines are kept) in *patched, so that a new parse sees a function
+ * `prep( ) { }` and goes on after it.  Kernels are left as written.
+ * Returns how many were blanked.
+ */
+struct swallow {
+	struct file *f;
+	char *patched;
+	size_t nr;
+};
+
+static enum CXChildVisitResult find_swallowing(CXCursor c, CXCursor parent, CXClientData data)
+{
+	struct swallow *S = data;
+	struct file *f = S->f;
+	enum CXCursorKind k = clang_getCursorKind(c);
+	long name_off;
+	size_t at, open, close, i, j;
+	(void)parent;
+
+	if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl)
+		return CXChildVisit_Recurse;
+	if (k != CXCursor_VarDecl || (name_off = file_offset(f, clang_getCursorLocation(c))) < 0)
+		return CXChildVisit_Continue;
+	at = tok_at(f, (size_t)name_off);
+	if (at >= f->nr_toks || f->toks[at].off != (size_t)name_off)
+		return CXChildVisit_Continue;
+	open = next_code(f, at + 1);
+	if (open >= f->nr_toks || !tok_is(f, open, "("))
+		return CXChildVisit_Continue;
+	close = match_close(f, open, 1);
+	if (close >= f->nr_toks)
+		return CXChildVisit_Continue;
+	for (i = next_code(f, close + 1); i < f->nr_toks; i = next_code(f, i + 1))
+		if (tok_is(f, i, ";") || tok_is(f, i, "=") || tok_is(f, i, ",") || tok_is(f, i, "{") ||
+		    tok_is(f, i, "}"))
+			break;
+	if (i >= f->nr_toks || !tok_is(f, i, "{"))
+		return CXChildVisit_Continue;
+	/* A kernel keeps its parameters: they are what the tools read. */
+	for (j = at; j-- > 0 && f->toks[j].dir < 0 && !tok_is(f, j, ";") && !tok_is(f, j, "}") &&
+		     !tok_is(f, j, "{");)
+		if (tok_is(f, j, "__global__"))
+			return CXChildVisit_Continue;
+	for (j = f->toks[open].off + 1; j < f->toks[close].off; j++)
+		if (S->patched[j] != '\n' && S->patched[j] != ' ') {
+			S->patched[j] = ' ';
+			S->nr++;
+		}
+	return CXChildVisit_Continue;
+}
+
+static int parse_file(CXIndex idx, struct file *f, const struct astra_vec *args)
+{
+	struct visit V;
+	size_t i, round;
 
 	for (i = 0; i < ARRAY_SIZE(f->buckets); i++)
 		f->buckets[i] = -1;
-	uf.Filename = f->path;
-	uf.Contents = f->text;
-	uf.Length = (unsigned long)f->len;
-	err = clang_parseTranslationUnit2(idx, f->path, (const char *const *)args->v, (int)args->nr, &uf, 1,
-					  flags, &f->tu);
-	if (err != CXError_Success || !f->tu) {
-		f->tu = NULL;
-		return error("%s: libclang cannot parse it (error %d)", f->path, (int)err);
-	}
+	f->tu = parse_text(idx, f, f->text, args);
+	if (!f->tu)
+		return -1;
 	f->cxf = clang_getFile(f->tu, f->path);
 	if (!f->cxf)
 		return error("%s: libclang lost the file", f->path);
+	/* Tokens always come from the text as written. */
 	tokenize(f);
+	for (round = 0; round < 64; round++) {
+		struct swallow S;
+		CXTranslationUnit tu;
+		S.f = f;
+		S.nr = 0;
+		S.patched = f->patched ? f->patched : xstrndup(f->text, f->len);
+		clang_visitChildren(clang_getTranslationUnitCursor(f->tu), find_swallowing, &S);
+		if (!S.nr) {
+			if (S.patched != f->patched)
+				free(S.patched);
+			break;
+		}
+		f->patched = S.patched;
+		astra_trace(ASTRA_TRACE_EXTRACT, "%s: parameters of a declaration the parser took for a variable "
+			    "blanked (%zu bytes); parsed again", f->path, S.nr);
+		tu = parse_text(idx, f, f->patched, args);
+		if (!tu)
+			break;
+		clang_disposeTranslationUnit(f->tu);
+		f->tu = tu;
+		f->cxf = clang_getFile(f->tu, f->path);
+		if (!f->cxf)
+			return error("%s: libclang lost the file", f->path);
+	}
 	memset(&V, 0, sizeof(V));
 	V.f = f;
 	clang_visitChildren(clang_getTranslationUnitCursor(f->tu), visit, &V);

@@ -456,6 +456,7 @@ int astra_cmdline_parse(struct astra_cmdline *cl, int argc, char *const *argv)
 		return 0;
 	if (cl->phase != PHASE_COMPILE && cl->phase != PHASE_DC && cl->phase != PHASE_DW) {
 		cl->reason = cl->phase == PHASE_NONE ? "a link" : "not a compile to an object file";
+		cl->link = cl->phase == PHASE_NONE;
 		return 0;
 	}
 	if (cl->inputs.nr != 1) {

@@ -87,6 +87,8 @@ struct astra_cmdline {
 
 	/* NULL for a single-.cu compile that astra-cc may rewrite. */
 	const char *reason;
+	/* No phase option and nothing else in the way: nvcc compiles (what needs it) and links. */
+	int link;
 };
 
 /*

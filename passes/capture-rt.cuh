@@ -14,13 +14,18 @@
  * table under a mutex; no CUDA call is made.  The first launch of a new
  * shape is inspected: each pointer argument's allocation is looked up
  * (cuMemGetAddressRange, through the runtime's driver entry point, so that
- * the program needs no -lcuda), and, unless the stream is being captured
- * into a graph, the stream is synchronized (in the relaxed capture mode, so
- * that another thread's graph capture is not invalidated), each buffer is copied to the
- * host in chunks and hashed (and, with capture_data, written to a data
- * object while the per-kernel budget lasts, smallest buffers first), the
- * kernel is launched, the stream synchronized again and the buffers hashed
- * again: a changed hash means the launch wrote the buffer.
+ * the program needs no -lcuda) and its footprint bounded (to the next
+ * pointer argument into the same allocation, a pool), and, unless the
+ * stream is being captured into a graph, the stream is synchronized (in
+ * the relaxed capture mode, so that another thread's graph capture is not
+ * invalidated), each footprint is hashed per chunk on the device by
+ * __astra_cap_sums (with capture_data, copied to the host instead, hashed
+ * and written to a data object while the per-kernel budget lasts, smallest
+ * buffers first), the kernel is launched, the stream synchronized again
+ * and the buffers hashed again: a changed hash means the launch wrote the
+ * buffer, and the last changed chunk where its footprint ends.  Only
+ * launches the runtime accepted are counted (cudaPeekAtLastError after
+ * the launch, which leaves the error to the program).
  *
  * The records are JSON (cache/capture.h has the schema), one file per
  * process and target, written atomically next to the capture object whose
@@ -73,6 +78,7 @@ struct Target {
 	const char *key;
 	int cc;
 	const char *prefix; /* path of "<key>-<cc>.capture" */
+	int device_only;    /* nvcc's default target: recorded only where the device is of this cc */
 };
 
 struct Limits {
@@ -286,6 +292,46 @@ static bool allocation(const void *p, unsigned long long *base, size_t *size)
 	return *size > 0;
 }
 
+/* ------------------------------------------------------- checksums */
+
+/*
+ * One hash per chunk of n bytes at p, on the device: thread c hashes
+ * bytes [c * chunk, min((c + 1) * chunk, n)) into sums[c].  Bytes are read
+ * one at a time where p or chunk is not 8-aligned.
+ */
+__global__ void __astra_cap_sums(const unsigned char *p, unsigned long long n, unsigned long long chunk,
+				 unsigned long long nr, unsigned long long *sums)
+{
+	unsigned long long c = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (c >= nr)
+		return;
+	unsigned long long at = c * chunk, end = at + chunk < n ? at + chunk : n, h = 14695981039346656037ULL;
+	if (((uintptr_t)(p + at) & 7) == 0 && (chunk & 7) == 0) {
+		for (; at + 8 <= end; at += 8) {
+			h ^= *(const unsigned long long *)(p + at);
+			h *= 1099511628211ULL;
+			h ^= h >> 29;
+		}
+	}
+	for (; at < end; at++) {
+		h ^= p[at];
+		h *= 1099511628211ULL;
+	}
+	sums[c] = h;
+}
+
+/* At most this many chunks per buffer: 8 MB of sums on the device, twice. */
+static const unsigned long long MAXCHUNKS = 1ULL << 20;
+static const unsigned long long MINCHUNK = 256;
+
+static unsigned long long chunk_for(unsigned long long n)
+{
+	unsigned long long c = MINCHUNK;
+	while ((n + c - 1) / c > MAXCHUNKS)
+		c *= 2;
+	return c;
+}
+
 /* ------------------------------------------------------------ files */
 
 static void make_dirs(const std::string &file)
@@ -371,6 +417,8 @@ struct Buf {
 	bool null;
 	int same_as;
 	int written;        /* 1, 0, -1 unknown */
+	long long to_end;   /* elements to the allocation's end, -1 unknown */
+	const char *bound;  /* what ends count: "allocation", "argument" (the next pointer into it), "written" */
 	std::string data;   /* object name (the first target's), or "" */
 	long long data_bytes;
 };
@@ -416,7 +464,7 @@ public:
 	int ntargets_;
 	Limits lim_;
 	std::vector<Shape> shapes_;
-	long long launches_ = 0, dropped_ = 0, data_used_ = 0, next_flush_ = 1024;
+	long long launches_ = 0, dropped_ = 0, failed_ = 0, data_used_ = 0, next_flush_ = 1024;
 	unsigned long long stamp_;
 	bool dirty_ = false;
 	std::vector<unsigned char> stage_;  /* host staging for checksums and data */
@@ -429,10 +477,43 @@ public:
 		return nullptr;
 	}
 
+	int device_cc_ = 0;  /* the device's, once a launch was made (0: not known) */
+
+	/* Are target t's records this process's to write? */
+	bool own(int t) const { return !targets_[t].device_only || targets_[t].cc == device_cc_; }
+	/* The target whose name data objects are written under: the first of ours. */
+	int data_target() const
+	{
+		for (int t = 0; t < ntargets_; t++)
+			if (own(t))
+				return t;
+		return -1;
+	}
+
+	/*
+	 * The device's compute capability, asked once a launch is about to be
+	 * made with no error pending (so that an error of these calls, cleared
+	 * here, is only ours).
+	 */
+	void ask_device()
+	{
+		int d = 0, major = 0, minor = 0;
+		if (device_cc_)
+			return;
+		if (cudaGetDevice(&d) == cudaSuccess &&
+		    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) == cudaSuccess &&
+		    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d) == cudaSuccess)
+			device_cc_ = major * 10 + minor;
+		else
+			(void)cudaGetLastError();
+	}
+
 	/* Write this process's records for every target (the lock is held). */
 	void flush()
 	{
 		for (int t = 0; t < ntargets_; t++) {
+			if (!own(t))
+				continue;
 			char b[96];
 			snprintf(b, sizeof(b), "-r%ld-%llx", (long)getpid(), stamp_);
 			std::string path = std::string(targets_[t].prefix) + b;
@@ -447,8 +528,8 @@ public:
 	/* The name a data object has for target t. */
 	std::string data_name(int t, const std::string &first) const
 	{
-		std::string own = base_name(targets_[0].prefix);
-		return base_name(targets_[t].prefix) + first.substr(own.size());
+		std::string from = base_name(targets_[data_target()].prefix);
+		return base_name(targets_[t].prefix) + first.substr(from.size());
 	}
 
 	std::string record(int t) const
@@ -458,8 +539,8 @@ public:
 		json_str(o, name_);
 		o += ",\"key\":";
 		json_str(o, targets_[t].key);
-		snprintf(b, sizeof(b), ",\"cc\":%d,\"launches\":%lld,\"dropped\":%lld,\"runs\":1,\"shapes\":[",
-			 targets_[t].cc, launches_, dropped_);
+		snprintf(b, sizeof(b), ",\"cc\":%d,\"launches\":%lld,\"dropped\":%lld,\"failed\":%lld,\"runs\":1,\"shapes\":[",
+			 targets_[t].cc, launches_, dropped_, failed_);
 		o += b;
 		for (size_t i = 0; i < shapes_.size(); i++) {
 			const Shape &s = shapes_[i];
@@ -504,6 +585,8 @@ public:
 				snprintf(b, sizeof(b), ",\"elem_size\":%llu,\"count\":%lld,\"null\":%s,\"same_as\":%d,\"written\":%s",
 					 (unsigned long long)x.elem_size, x.count, x.null ? "true" : "false", x.same_as,
 					 x.written < 0 ? "null" : x.written ? "true" : "false");
+				o += b;
+				snprintf(b, sizeof(b), ",\"to_end\":%lld,\"bound\":\"%s\"", x.to_end, x.bound);
 				o += b;
 				o += ",\"data\":";
 				if (x.data.empty()) {
@@ -564,26 +647,28 @@ public:
 		}
 	}
 
-	/* Count the launch; inspect a new shape's buffers before it runs. */
+	/*
+	 * Before the launch: a new shape's buffers are inspected.  Nothing is
+	 * counted yet: only a launch the runtime accepted is (after()).  An
+	 * error already pending (one the program has not read) is left where
+	 * it is, untouched, and the launch is not recorded: whether it ran
+	 * cannot be told, since the error would still be there after it.
+	 */
 	void before()
 	{
+		pending_ = cudaPeekAtLastError();
+		if (pending_ != cudaSuccess)
+			return;
 		lock_ = std::unique_lock<std::mutex>(k_.mu_);
-		k_.launches_++;
-		k_.dirty_ = true;
-		if (Shape *s = k_.find(id_)) {
-			s->launches++;
-			after_count();
+		if (k_.find(id_) || (int)k_.shapes_.size() >= k_.lim_.max_shapes) {
+			lock_.unlock();
 			return;
 		}
-		if ((int)k_.shapes_.size() >= k_.lim_.max_shapes) {
-			k_.dropped_++;
-			after_count();
-			return;
-		}
+		k_.ask_device();
 		k_.shapes_.push_back(Shape());
 		Shape &s = k_.shapes_.back();
 		s.id = id_;
-		s.launches = 1;
+		s.launches = 0;
 		s.types = inst_.json;
 		memcpy(s.grid, grid_, sizeof(grid_));
 		memcpy(s.block, block_, sizeof(block_));
@@ -607,29 +692,46 @@ public:
 		shape_ = &s;
 	}
 
-	/* After the launch: the hashes again, and the records. */
+	/*
+	 * After the launch: whether the runtime accepted it (the launch's own
+	 * error, read with cudaPeekAtLastError so that the program still sees
+	 * it), the count, and for a new shape the hashes again and the records.
+	 * A launch that failed (no GPU, a driver too old, a bad configuration)
+	 * is counted as failed and nothing else of it is kept.
+	 */
 	void after()
 	{
-		if (!shape_) {
+		bool failed = pending_ != cudaSuccess || cudaPeekAtLastError() != cudaSuccess;
+		if (!lock_.owns_lock())
+			lock_ = std::unique_lock<std::mutex>(k_.mu_);
+		k_.dirty_ = true;
+		if (failed) {
+			if (shape_) {
+				k_.shapes_.pop_back();
+				shape_ = nullptr;
+			}
+			if (dev_) {
+				cudaFree(dev_);
+				dev_ = nullptr;
+			}
 			restore();
-			if (lock_.owns_lock())
-				lock_.unlock();
+			if (k_.failed_++ == 0)
+				k_.flush();
+			lock_.unlock();
 			return;
 		}
-		if (checking_) {
-			bool ok = cudaStreamSynchronize(st_) == cudaSuccess;
-			for (size_t i = 0; i < shape_->bufs.size(); i++) {
-				Buf &b = shape_->bufs[i];
-				if (!ok || !hashable(b))
-					continue;
-				uint64_t h = 0;
-				if (hashed_[i] && hash(ptr_at(b.index), b.count * b.elem_size, &h, nullptr))
-					b.written = h != before_[i];
-			}
-			shape_->checked = ok;
-			if (!ok)
-				(void)cudaGetLastError();
+		k_.launches_++;
+		if (!shape_) {
+			if (Shape *s = k_.find(id_))
+				s->launches++;
+			else
+				k_.dropped_++;
+			after_count();
+			return;
 		}
+		shape_->launches = 1;
+		if (checking_)
+			compare();
 		restore();
 		k_.flush();
 		lock_.unlock();
@@ -688,8 +790,11 @@ private:
 	int nptr_ = 0;
 	Shape *shape_;
 	bool checking_ = false;
+	cudaError_t pending_ = cudaSuccess;
 	std::vector<uint64_t> before_;
 	std::vector<bool> hashed_;
+	std::vector<std::vector<unsigned long long> > sums_;  /* per buffer: the device's chunk hashes before */
+	unsigned long long *dev_ = nullptr;                     /* the device's sums, while a shape is inspected */
 	std::unique_lock<std::mutex> lock_;
 
 	void after_count()
@@ -735,9 +840,35 @@ private:
 		return true;
 	}
 
+	/*
+	 * The device's hash of each chunk of n bytes at p (chunk_for(n)), on
+	 * the launch's stream, copied back into out.  False when it cannot be
+	 * done (no memory for the sums): the caller hashes on the host.
+	 */
+	bool device_sums(const void *p, unsigned long long n, std::vector<unsigned long long> &out)
+	{
+		unsigned long long chunk = chunk_for(n), nr = (n + chunk - 1) / chunk;
+		if (!dev_ && cudaMalloc((void **)&dev_, MAXCHUNKS * sizeof(unsigned long long)) != cudaSuccess) {
+			dev_ = nullptr;
+			(void)cudaGetLastError();
+			return false;
+		}
+		__astra_cap_sums<<<(unsigned)((nr + 255) / 256), 256, 0, st_>>>((const unsigned char *)p, n, chunk, nr,
+										  dev_);
+		out.resize(nr);
+		if (cudaGetLastError() != cudaSuccess ||
+		    cudaMemcpyAsync(out.data(), dev_, nr * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st_) !=
+			    cudaSuccess ||
+		    cudaStreamSynchronize(st_) != cudaSuccess) {
+			(void)cudaGetLastError();
+			return false;
+		}
+		return true;
+	}
+
 	void inspect(Shape &s)
 	{
-		unsigned long long base[MAXARGS];
+		unsigned long long base[MAXARGS], end[MAXARGS];
 		for (int i = 0; i < nptr_; i++) {
 			Buf b;
 			size_t size = 0;
@@ -745,13 +876,16 @@ private:
 			b.elem_size = ptr_[i].esize;
 			b.null = ptr_[i].p == nullptr;
 			b.count = b.null ? 0 : -1;
+			b.to_end = b.count;
+			b.bound = "allocation";
 			b.same_as = b.index;
 			b.written = -1;
 			b.data_bytes = 0;
-			base[i] = 0;
+			base[i] = end[i] = 0;
 			if (!b.null && allocation(ptr_[i].p, &base[i], &size)) {
-				unsigned long long end = base[i] + size, at = (unsigned long long)(uintptr_t)ptr_[i].p;
-				b.count = (long long)((end - at) / b.elem_size);
+				unsigned long long at = (unsigned long long)(uintptr_t)ptr_[i].p;
+				end[i] = base[i] + size;
+				b.count = b.to_end = (long long)((end[i] - at) / b.elem_size);
 				for (int j = 0; j < i; j++)
 					if (base[j] == base[i]) {
 						b.same_as = s.bufs[j].index;
@@ -759,6 +893,26 @@ private:
 					}
 			}
 			s.bufs.push_back(b);
+		}
+		/*
+		 * A pointer into an allocation that other arguments point into
+		 * (a pool) reaches up to the next of them, not to the pool's end:
+		 * the arguments of one launch are taken not to overlap.
+		 */
+		for (int i = 0; i < nptr_; i++) {
+			Buf &b = s.bufs[i];
+			unsigned long long at = (unsigned long long)(uintptr_t)ptr_[i].p, next = end[i];
+			if (b.count <= 0)
+				continue;
+			for (int j = 0; j < nptr_; j++) {
+				unsigned long long q = (unsigned long long)(uintptr_t)ptr_[j].p;
+				if (j != i && s.bufs[j].count >= 0 && base[j] == base[i] && q > at && q < next)
+					next = q;
+			}
+			if (next < end[i]) {
+				b.count = (long long)((next - at + b.elem_size - 1) / b.elem_size);
+				b.bound = "argument";
+			}
 		}
 		/* Checksums (and data) need the buffers' contents at the launch: not inside a graph capture. */
 		cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
@@ -773,6 +927,7 @@ private:
 		checking_ = true;
 		before_.assign(s.bufs.size(), 0);
 		hashed_.assign(s.bufs.size(), false);
+		sums_.assign(s.bufs.size(), std::vector<unsigned long long>());
 		/* Smallest first, so that the data budget covers the index buffers of a gather. */
 		std::vector<size_t> order(s.bufs.size());
 		for (size_t i = 0; i < order.size(); i++)
@@ -788,21 +943,24 @@ private:
 				continue;
 			long long bytes = b.count * (long long)b.elem_size;
 			const void *p = ptr_at(b.index);
-			bool keep = k_.lim_.data && k_.data_used_ + bytes <= k_.lim_.data_max;
+			int dt = k_.data_target();
+			bool keep = dt >= 0 && k_.lim_.data && k_.data_used_ + bytes <= k_.lim_.data_max;
 			/* One copy of the inputs per allocation: an alias's bytes are its owner's. */
 			if (b.same_as != b.index)
 				keep = false;
 			if (keep) {
 				char nb[64];
 				snprintf(nb, sizeof(nb), "-d%s-%d", hex64(s.id).c_str(), b.index);
-				std::string path = std::string(k_.targets_[0].prefix) + nb;
+				std::string path = std::string(k_.targets_[dt].prefix) + nb;
 				AtomicFile f(path);
 				if (f.ok() && hash(p, (size_t)bytes, &before_[i], &f) && f.commit()) {
 					hashed_[i] = true;
 					b.data = base_name(path);
 					b.data_bytes = bytes;
 					k_.data_used_ += bytes;
-					for (int t = 1; t < k_.ntargets_; t++) {
+					for (int t = 0; t < k_.ntargets_; t++) {
+						if (t == dt || !k_.own(t))
+							continue;
 						std::string other = std::string(k_.targets_[t].prefix) + nb;
 						make_dirs(other);
 						if (link(path.c_str(), other.c_str()) != 0 && errno != EEXIST)
@@ -811,8 +969,58 @@ private:
 					continue;
 				}
 			}
+			/* On the device; on the host where that cannot be done. */
+			if (device_sums(p, (unsigned long long)bytes, sums_[i])) {
+				hashed_[i] = true;
+				continue;
+			}
+			sums_[i].clear();
 			/* Unreadable (host memory the device cannot map, say): written stays unknown. */
 			hashed_[i] = hash(p, (size_t)bytes, &before_[i], nullptr);
+		}
+	}
+
+	/*
+	 * After the launch: which buffers changed.  Where the device hashed
+	 * the chunks, a buffer that changed reaches to the end of its last
+	 * changed chunk (when that is below its count): what the launch wrote.
+	 */
+	void compare()
+	{
+		bool ok = cudaStreamSynchronize(st_) == cudaSuccess;
+		for (size_t i = 0; ok && i < shape_->bufs.size(); i++) {
+			Buf &b = shape_->bufs[i];
+			if (!hashable(b) || !hashed_[i])
+				continue;
+			unsigned long long bytes = (unsigned long long)b.count * b.elem_size;
+			const void *p = ptr_at(b.index);
+			if (!sums_[i].empty()) {
+				std::vector<unsigned long long> now;
+				if (!device_sums(p, bytes, now) || now.size() != sums_[i].size())
+					continue;
+				size_t last = now.size();
+				for (size_t c = 0; c < now.size(); c++)
+					if (now[c] != sums_[i][c])
+						last = c;
+				b.written = last < now.size();
+				if (b.written) {
+					unsigned long long chunk = chunk_for(bytes), w = (last + 1) * chunk;
+					long long n = (long long)((std::min(w, bytes) + b.elem_size - 1) / b.elem_size);
+					if (n < b.count) {
+						b.count = n;
+						b.bound = "written";
+					}
+				}
+				continue;
+			}
+			uint64_t h = 0;
+			if (hash(p, (size_t)bytes, &h, nullptr))
+				b.written = h != before_[i];
+		}
+		shape_->checked = ok;
+		if (dev_) {
+			cudaFree(dev_);
+			dev_ = nullptr;
 		}
 	}
 };

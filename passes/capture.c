@@ -19,6 +19,7 @@
 #include "lib/buf.h"
 #include "lib/config.h"
 #include "lib/log.h"
+#include "lib/toolmemo.h"
 #include "front/key.h"
 #include "cache/capture.h"
 #include "cache/store.h"
@@ -155,7 +156,7 @@ int astra_capture_launcher(const struct astra_kernel *k, const struct astra_capt
 		add_c_string(&b, targets[i].key);
 		astra_buf_addf(&b, ", %d, ", targets[i].cc);
 		add_c_string(&b, targets[i].prefix);
-		astra_buf_adds(&b, " },\n");
+		astra_buf_addf(&b, ", %d },\n", targets[i].device_only);
 	}
 	astra_buf_addf(&b, "};\nstatic ::__astra_cap::Kernel &__astra_crec_%s()\n{\n"
 		       "\tstatic ::__astra_cap::Kernel __astra_k(", n);
@@ -293,6 +294,32 @@ static int edit_main(struct astra_edits *e, const struct astra_tu *tu, void *dat
 	return 0;
 }
 
+/*
+ * A command without a target option compiles for nvcc's default target,
+ * whose SASS runs where it was built for and whose PTX the driver compiles
+ * for newer GPUs: the program may run on any GPU this nvcc knows.  Its
+ * launchers get one target per SASS architecture of `nvcc --list-gpu-code`
+ * (remembered like nvcc's version), each keyed as a warmup on such a GPU
+ * keys the command, and the running program records for the one its
+ * device is (struct astra_capture_target.device_only).
+ */
+static void default_targets(const char *nvcc, struct astra_vec *archs)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	const char *dir = astra_config_str(ASTRA_CFG_DIR);
+	char *memo = dir && *dir ? xasprintf("%s/nvcc-gpu-code", dir) : NULL;
+	char *argv[3], *line, *save = NULL;
+	argv[0] = (char *)nvcc;
+	argv[1] = "--list-gpu-code";
+	argv[2] = NULL;
+	if (astra_toolmemo_run(argv, ASTRA_TOOLMEMO_STDOUT, NULL, memo, &b) == 0)
+		for (line = strtok_r(b.buf, " \t\r\n", &save); line; line = strtok_r(NULL, " \t\r\n", &save))
+			if (astra_arch_parse(line, 0, NULL) == ASTRA_ARCH_SM && astra_vec_find(archs, line) < 0)
+				astra_vec_push(archs, line);
+	free(memo);
+	astra_buf_release(&b);
+}
+
 int astra_capture_compile(struct astra_invocation *inv, const struct astra_tu *tu,
 			  const struct astra_subst_opts *opts)
 {
@@ -301,7 +328,7 @@ int astra_capture_compile(struct astra_invocation *inv, const struct astra_tu *t
 	struct astra_cache *cache = NULL;
 	struct astra_subst_opts so;
 	struct job j;
-	size_t i, a;
+	size_t i, a, nr_named;
 	int ret = -1;
 
 	memset(&j, 0, sizeof(j));
@@ -316,6 +343,14 @@ int astra_capture_compile(struct astra_invocation *inv, const struct astra_tu *t
 	}
 	if (astra_key_nvcc_version(inv->nvcc, astra_config_str(ASTRA_CFG_DIR), &version) < 0)
 		goto out;
+	/* nvcc's default target: every architecture this nvcc knows, after the named ones. */
+	if ((i = (size_t)astra_vec_find(&archs, "default")) != (size_t)-1) {
+		astra_vec_remove(&archs, i);
+		nr_named = archs.nr;
+		default_targets(inv->nvcc, &archs);
+	} else {
+		nr_named = archs.nr;
+	}
 	cache = astra_cache_open(NULL);
 	j.v = xcalloc(tu->nr_kernels ? tu->nr_kernels : 1, sizeof(*j.v));
 	for (i = 0; i < tu->nr_kernels; i++) {
@@ -338,9 +373,14 @@ int astra_capture_compile(struct astra_invocation *inv, const struct astra_tu *t
 			c->targets[c->nr].key = xstrdup(key.hex);
 			c->targets[c->nr].cc = cc;
 			c->targets[c->nr].prefix = astra_capture_prefix(cache, key.hex, cc);
+			c->targets[c->nr].device_only = a >= nr_named;
 			c->nr++;
-			/* A capture build still misses: the kernel waits for warmup, which reads the capture. */
-			astra_pipeline_queue_for_warmup(cache, inv, k, key.hex, cc);
+			/*
+			 * A capture build still misses: the kernel waits for warmup, which reads the capture
+			 * (once for nvcc's default target: warmup keys it for its own GPU).
+			 */
+			if (a <= nr_named)
+				astra_pipeline_queue_for_warmup(cache, inv, k, key.hex, cc);
 		}
 		if (c->nr)
 			j.nr++;

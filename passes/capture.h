@@ -42,6 +42,7 @@ struct astra_capture_target {
 	const char *key;        /* 32 hex */
 	int cc;
 	const char *prefix;     /* path of "<key>-<cc>.capture" (cache/capture.h) */
+	int device_only;        /* one of nvcc's default target's: recorded where the device is of cc */
 };
 
 /* The recorder's limits, from the capture settings. */

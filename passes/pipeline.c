@@ -327,8 +327,16 @@ static int look_up(struct astra_invocation *inv, const struct astra_tu *tu, stru
 				astra_buf_addf(&text, "### key %s\n\n", key.hex);
 			astra_trace(ASTRA_TRACE_CACHE, "%s: kernel %s, target %s: key %s", k->file, k->name, archs.v[a],
 				    key.hex);
-			if (!cc)
+			if (!cc) {
+				if (!strcmp(archs.v[a], "default") && !dry)
+					astra_log(ASTRA_LOG_INFO,
+						  "%s:%u: kernel %s: the command has no target option (nvcc's default target, "
+						  "run through the driver's compile of its PTX): variants are verified for "
+						  "one architecture, so the original is compiled; give -arch=sm_XX to have "
+						  "them substituted (a capture build of this command records for its GPU)",
+						  k->file, k->line, k->name);
 				continue;
+			}
 			astra_entry_init(&e);
 			/* A variant that fails the candidate check is a corrupt entry: removed, a miss. */
 			hit = astra_cache_lookup_checked(cache, key.hex, cc, &e, check_entry, &chk) == 1;

@@ -13,7 +13,10 @@
  * at exit, and fake_cuda_calls() returns the running total (the capture
  * build's overhead benchmark counts the calls a launch makes with it).
  * FAKE_CUDA_CAPTURING=1 makes every stream report that it is being
- * captured into a graph.  A test fixture, not a simulator: it exercises
+ * captured into a graph.  FAKE_CUDA_FAIL_GRID=X makes a launch whose
+ * grid.x is X fail (cudaErrorLaunchOutOfResources, left as the last error,
+ * as the runtime does).  FAKE_CUDA_CC=89 makes the device an sm_89 one
+ * (default sm_90).  A test fixture, not a simulator: it exercises
  * the host code that surrounds kernels (capture builds: passes/capture-rt.cuh).
  */
 #include <cuda_runtime.h>
@@ -153,11 +156,32 @@ cudaError_t __cudaGetKernel(cudaKernel_t *k, const void *fun)
 	return cudaSuccess;
 }
 
+/* The capture recorder's own kernel (passes/capture-rt.cuh): a hash per chunk. */
+static void astra_cap_sums(dim3, dim3, void **args)
+{
+	const unsigned char *p = *(const unsigned char **)args[0];
+	unsigned long long n = *(unsigned long long *)args[1], chunk = *(unsigned long long *)args[2];
+	unsigned long long nr = *(unsigned long long *)args[3], *sums = *(unsigned long long **)args[4];
+	for (unsigned long long c = 0; c < nr; c++) {
+		unsigned long long h = 14695981039346656037ULL;
+		for (unsigned long long at = c * chunk; at < n && at < (c + 1) * chunk; at++)
+			h = (h ^ p[at]) * 1099511628211ULL;
+		sums[c] = h;
+	}
+}
+
 static cudaError_t launch(const void *fun, dim3 grid, dim3 block, void **args)
 {
 	auto it = names.find(fun);
+	const char *fail = getenv("FAKE_CUDA_FAIL_GRID");
 	if (it == names.end())
 		return last = cudaErrorInvalidDeviceFunction;
+	if (fail && *fail && strtoul(fail, nullptr, 10) == grid.x)
+		return last = cudaErrorLaunchOutOfResources;
+	if (it->second.find("__astra_cap_sums") != std::string::npos) {
+		astra_cap_sums(grid, block, args);
+		return cudaSuccess;
+	}
 	for (auto &e : emulations)
 		if (it->second.find(e.first) != std::string::npos) {
 			e.second(grid, block, args);
@@ -196,6 +220,21 @@ cudaError_t cudaGetDevice(int *d)
 {
 	count("cudaGetDevice");
 	*d = 0;
+	return cudaSuccess;
+}
+
+/* The device's compute capability: FAKE_CUDA_CC (90 unless set). */
+cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, int)
+{
+	count("cudaDeviceGetAttribute");
+	const char *e = getenv("FAKE_CUDA_CC");
+	int cc = e && *e ? atoi(e) : 90;
+	if (attr == cudaDevAttrComputeCapabilityMajor)
+		*v = cc / 10;
+	else if (attr == cudaDevAttrComputeCapabilityMinor)
+		*v = cc % 10;
+	else
+		return last = cudaErrorInvalidValue;
 	return cudaSuccess;
 }
 

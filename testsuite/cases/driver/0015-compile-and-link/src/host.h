@@ -1,0 +1,1 @@
+int host_check(const float *y, int n);
