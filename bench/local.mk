@@ -61,3 +61,7 @@ EXTRA_DIST += bench/run-dispatch bench/dispatch bench/dispatch.sh
 # Capture builds on a GPU host (issue 20): the example with `#pragma astra
 # optimize` alone, captured ids, the recorder's overhead (doc/capture.md).
 EXTRA_DIST += bench/run-capture bench/capture
+
+# Whole applications through astra-cc (issue 29): the driver and its lists
+# (bench/apps/README.md).
+EXTRA_DIST += bench/apps
