@@ -482,7 +482,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "queue-list")) {
 		ret = cmd_queue_list(c);
 	} else if (!strcmp(cmd, "stats-bump")) {
-		/* One miss, flushed at exit as a compile does (cache/0028: counters under contention). */
+		/* One miss, flushed at exit as a compile does (cache/0030: counters under contention). */
 		astra_stats_inc(ASTRA_STAT_MISSES);
 		ret = 0;
 	} else if (!strcmp(cmd, "usage")) {
