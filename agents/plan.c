@@ -17,6 +17,7 @@
  */
 #include "autoconfig.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -83,9 +84,22 @@ static char *plan_path(const char *plan, const char *sub, long n, const char *ex
 
 struct make_data {
 	const char *plan;  /* absolute */
+	const char *gres;  /* the job script's --gres, or NULL for none */
 	int cc;
 	long items;
 };
+
+int astra_plan_gres_ok(const char *s)
+{
+	const char *p;
+	if (!s || !isalnum((unsigned char)*s))
+		return 0;
+	/* What goes on an #SBATCH line: Slurm's name[:type][:count][,...], nothing that ends the line. */
+	for (p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.:,-", *p))
+			return 0;
+	return 1;
+}
 
 static int is_planned(struct astra_json *r)
 {
@@ -166,8 +180,12 @@ static int write_plan(struct astra_json **rows, size_t n, void *data)
 			       "# configuration the nodes read, or in the environment sbatch exports).\n"
 			       "# Then: astra-cc --warmup --report --plan %s\n",
 			       md->plan, md->items, md->items == 1 ? "" : "s", sbatch, md->plan);
-		astra_buf_addf(&sb, "#SBATCH --job-name=astra-warmup\n#SBATCH --array=0-%ld\n#SBATCH --gres=gpu:1\n",
-			       md->items - 1);
+		astra_buf_addf(&sb, "#SBATCH --job-name=astra-warmup\n#SBATCH --array=0-%ld\n", md->items - 1);
+		if (md->gres)
+			astra_buf_addf(&sb, "#SBATCH --gres=%s\n", md->gres);
+		else
+			astra_buf_adds(&sb, "# No --gres line (--gres none): the tasks get no GPU; each generates and compiles\n"
+				       "# its candidates and records not-run (doc/cluster.md, \"Without GPU gres\").\n");
 		/* Not a shell line: Slurm takes the path as it is (%a: the task's index). */
 		astra_buf_addf(&sb, "#SBATCH --output=%s/item-%%a.out\n", logs);
 		astra_buf_adds(&sb, "exec ");
@@ -197,11 +215,12 @@ static int write_plan(struct astra_json **rows, size_t n, void *data)
 	return ret;
 }
 
-int astra_plan_make(struct astra_warmup_request *rq, const char *plan)
+int astra_plan_make(struct astra_warmup_request *rq, const char *plan, const char *gres)
 {
 	struct make_data md;
 	int ret;
 	md.plan = abs_path(plan);
+	md.gres = !gres ? "gpu:1" : strcmp(gres, "none") ? gres : NULL;
 	md.cc = rq->cc ? rq->cc : 0;
 	md.items = 0;
 	rq->plan = 1;
@@ -433,7 +452,7 @@ int astra_plan_report(const char *plan_arg, const char *json_out)
 	struct astra_cache *c = NULL;
 	size_t nrows = 0, arows = 0, i;
 	long pending = 0, from_cache = 0, finished = 0, not_run = 0;
-	int any_gpu = 0, ret = 0;
+	int ret = 0;
 
 	if (!p) {
 		free(plan);
@@ -466,8 +485,6 @@ int astra_plan_report(const char *plan_arg, const char *json_out)
 		astra_json_set_num(row, "item", (double)i);
 		if (!strcmp(astra_json_get_str(row, "status") ? astra_json_get_str(row, "status") : "", "not-run"))
 			not_run++;
-		else if (strcmp(astra_json_get_str(row, "status") ? astra_json_get_str(row, "status") : "", "pending"))
-			any_gpu = 1;
 		ALLOC_GROW(rows, nrows + 1, arows);
 		rows[nrows++] = row;
 	}
@@ -478,9 +495,19 @@ int astra_plan_report(const char *plan_arg, const char *json_out)
 		ALLOC_GROW(rows, nrows + 1, arows);
 		rows[nrows++] = astra_json_dup(astra_json_at(astra_json_get(p, "not_planned"), i));
 	}
-	astra_warmup_print_table(rows, nrows, any_gpu || !not_run);
+	/* A report's ending, not warmup's "run the same command on a machine with a GPU". */
+	astra_warmup_print_table(rows, nrows, 1);
 	printf("\n%s: %zu item%s: %ld with a result, %ld found in the cache, %ld pending\n", plan,
 	       astra_json_len(items), astra_json_len(items) == 1 ? "" : "s", finished, from_cache, pending);
+	if (not_run)
+		printf("%ld item%s ran on a node without a GPU: %s candidates were generated and compiled, but\n"
+		       "nothing was verified, timed or stored.  Submit the job script to a partition whose\n"
+		       "nodes have GPUs (those items run again), then run this report again:\n"
+		       "  sbatch --partition=GPU_PARTITION --gres=gpu:1 %s.sbatch\n",
+		       not_run, not_run == 1 ? "" : "s", not_run == 1 ? "its" : "their", plan);
+	if (pending)
+		printf("%ld item%s pending: run this report again when the job array is done.\n", pending,
+		       pending == 1 ? " is" : "s are");
 	if (json_out) {
 		char *text;
 		rows_doc = astra_json_new_object();

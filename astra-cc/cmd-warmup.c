@@ -2,7 +2,7 @@
  * cmd-warmup.c - `astra-cc --warmup [-j N] [--rounds N] [--no-run]
  * [--json FILE] [--[no-]progress] [--gpus LIST] [-p BUILD_DIR | FILE.cu...
  * [-- NVCC FLAGS]]`, and the cluster forms `--plan FILE [--arch sm_XX]
- * ...`, `--item N --plan FILE`, `--report --plan FILE [--json FILE]`:
+ * [--gres SPEC|none] ...`, `--item N --plan FILE`, `--report --plan FILE [--json FILE]`:
  * the options; the work is agents/warmup.c's and agents/plan.c's.
  */
 #include "autoconfig.h"
@@ -45,7 +45,7 @@ static long number(const char *s)
 int astra_cmd_warmup(int argc, char **argv)
 {
 	struct astra_warmup_request rq;
-	const char *why, *plan = NULL;
+	const char *why, *plan = NULL, *gres = NULL;
 	char *nvcc;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	long item = -1;
@@ -64,7 +64,8 @@ int astra_cmd_warmup(int argc, char **argv)
 		const char *v = NULL;
 		if ((!strcmp(argv[a], "-j") || !strcmp(argv[a], "--rounds") || !strcmp(argv[a], "-p") ||
 		     !strcmp(argv[a], "--json") || !strcmp(argv[a], "--gpus") || !strcmp(argv[a], "--plan") ||
-		     !strcmp(argv[a], "--item") || !strcmp(argv[a], "--arch")) && a + 1 >= argc) {
+		     !strcmp(argv[a], "--item") || !strcmp(argv[a], "--arch") || !strcmp(argv[a], "--gres")) &&
+		    a + 1 >= argc) {
 			astra_cmd_usage_error(argv[0], "option '%s' requires an argument", argv[a]);
 			goto out;
 		}
@@ -101,6 +102,13 @@ int astra_cmd_warmup(int argc, char **argv)
 				astra_cmd_usage_error(argv[0], "--item %s: not an item number", argv[a]);
 				goto out;
 			}
+		} else if (!strcmp(argv[a], "--gres")) {
+			gres = argv[++a];
+			if (!astra_plan_gres_ok(gres)) {
+				astra_cmd_usage_error(argv[0], "--gres '%s': not a Slurm generic resource (gpu:1, gpu:a100:1) or none",
+						      gres);
+				goto out;
+			}
 		} else if (!strcmp(argv[a], "--arch")) {
 			if ((rq.cc = astra_arch_cc(argv[++a])) <= 0) {
 				astra_cmd_usage_error(argv[0], "--arch %s: not an architecture (sm_90)", argv[a]);
@@ -121,6 +129,10 @@ int astra_cmd_warmup(int argc, char **argv)
 	}
 	if ((item >= 0 || report) && (rq.files.nr || rq.db)) {
 		astra_cmd_usage_error(argv[0], "--item and --report take their work from the plan, not from files or -p");
+		goto out;
+	}
+	if (gres && (!plan || item >= 0 || report)) {
+		astra_cmd_usage_error(argv[0], "--gres is for the job script that --plan FILE writes");
 		goto out;
 	}
 	if (item >= 0 && report) {
@@ -148,7 +160,7 @@ int astra_cmd_warmup(int argc, char **argv)
 	if (item >= 0)
 		ret = astra_plan_item(&rq, plan, item);
 	else if (plan)
-		ret = astra_plan_make(&rq, plan);
+		ret = astra_plan_make(&rq, plan, gres);
 	else
 		ret = astra_warmup_run(&rq);
 	free(nvcc);

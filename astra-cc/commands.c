@@ -89,7 +89,7 @@ static const struct astra_command commands[] = {
 	{ "--warmup", NULL, astra_cmd_warmup,
 	  "[-j N] [--rounds N] [--no-run] [--json F] [--[no-]progress] [--gpus LIST] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
 	  "optimize annotated kernels now, on every GPU (the queue, a compile_commands.json, or files); "
-	  "--plan FILE, --item N --plan FILE, --report --plan FILE: on a cluster (doc/cluster.md)" },
+	  "--plan FILE [--gres SPEC|none], --item N --plan FILE, --report --plan FILE: on a cluster (doc/cluster.md)" },
 	{ "--capture", NULL, astra_cmd_capture, "[--data] [--] NVCC ...",
 	  "compile as a capture build: the program records its kernels' launches" },
 	{ "--explain", NULL, astra_cmd_explain, "FILE.cu [nvcc flags] [--cc XX]",

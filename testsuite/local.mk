@@ -167,7 +167,8 @@ testsuite_fuzz_fuzz_llm_response_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 testsuite_fuzz_fuzz_llm_response_LDADD = $(FUZZ_LDADD)
 
 TEST_ENV = srcdir="$(abs_top_srcdir)" builddir="$(abs_top_builddir)" \
-	ASTRA_CC="$(abs_top_builddir)/astra-cc/astra-cc" NVCC="$(NVCC_PATH)"
+	ASTRA_CC="$(abs_top_builddir)/astra-cc/astra-cc" NVCC="$(NVCC_PATH)" \
+	ASTRA_TEST_SANITIZERS="$(TEST_SANITIZERS)"
 
 check-local: astra-cc/astra-cc
 	@$(TEST_ENV) $(SHELL) -c '$(abs_top_srcdir)/testsuite/lib/run-tests $(TESTS_ARGS)'

@@ -8,6 +8,11 @@
 #                       tasks that ask --gres=gpu:1 run at once, on no
 #                       GPU), start munged, slurmctld, slurmd; wait until
 #                       the node is idle.  Exports SLURM_CONF.
+#   slurm_start DIR --no-gres
+#                       the same without any generic resource (no
+#                       GresTypes, no Gres= on the node): a CPU partition,
+#                       where a job asking --gres=gpu:1 is refused
+#                       ("Invalid generic resource").
 #   slurm_stop          stop the three by their pids
 #   slurm_wait_job ID [SECONDS]   wait until job ID (an array: all its
 #                       tasks) has left the queue
@@ -29,7 +34,10 @@ slurm_free_port() {
 }
 
 slurm_start() {
-	local dir=$1 host i bin
+	local dir=$1 host i bin gres_types="GresTypes=gpu" node_gres=" Gres=gpu:3"
+	if [ "${2:-}" = --no-gres ]; then
+		gres_types="" node_gres=""
+	fi
 	for bin in slurmctld slurmd sbatch squeue sinfo munged munge; do
 		command -v "$bin" >/dev/null 2>&1 || [ -x "/usr/sbin/$bin" ] ||
 			slurm_skip "$bin is not installed (apt-get install slurmctld slurmd slurm-client munge)"
@@ -76,14 +84,14 @@ SelectTypeParameters=CR_Core
 ReturnToService=2
 SlurmctldTimeout=30
 SlurmdTimeout=30
-GresTypes=gpu
+$gres_types
 SlurmdParameters=config_overrides
-NodeName=$host NodeAddr=127.0.0.1 CPUs=3 RealMemory=1000 Gres=gpu:3 State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=3 RealMemory=1000$node_gres State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=30 State=UP
 EOC
 	# Three character devices stand for the cards Slurm hands out, so that
 	# three tasks asking --gres=gpu:1 run at once.
-	echo "NodeName=$host Name=gpu File=/dev/null,/dev/zero,/dev/full" > "$dir/gres.conf"
+	[ -z "$node_gres" ] || echo "NodeName=$host Name=gpu File=/dev/null,/dev/zero,/dev/full" > "$dir/gres.conf"
 	export SLURM_CONF=$dir/slurm.conf
 	slurmctld -f "$SLURM_CONF" > "$dir/log/slurmctld.out" 2>&1
 	for i in $(seq 1 100); do [ -s "$dir/slurmctld.pid" ] && break; sleep 0.1; done

@@ -13,6 +13,8 @@ for _d in "$srcdir/.tools/cuda/bin" "$builddir/.tools/cuda/bin" "$(dirname "${NV
 done
 export PATH
 
+. "$srcdir/testsuite/lib/sanitizers.sh"
+
 fail() { echo "FAILED: $*" >&2; exit 1; }
 skip() { echo "$*" >&2; exit 77; }
 need_nvcc() { [ -n "${NVCC:-}" ] && [ -x "$NVCC" ] || skip "skipped: no nvcc"; }
