@@ -60,6 +60,7 @@ static void accumulate(struct lifter *L, struct lvar *v, const char *op, struct 
 	r->axis = lp->axis;
 	r->scope = IR_SCOPE_THREAD;
 	v->val = r;
+	v->acc_loop = L->nr_loops;
 }
 
 /* v = new, where new may be v's old value combined with e: which op? */
@@ -184,7 +185,7 @@ static void split(struct astra_ir_node *c, const char *op, struct astra_ir_node 
 	}
 }
 
-static void set_extent(struct lifter *L, const struct astra_ir_node *a, struct astra_ir_node *bound)
+void lift_set_extent(struct lifter *L, const struct astra_ir_node *a, struct astra_ir_node *bound)
 {
 	struct astra_ir_node **slot = !strcmp(a->s, "i") ? &L->ext_i : !strcmp(a->s, "r") ? &L->ext_r : &L->ext_c;
 	if (!*slot)
@@ -222,7 +223,7 @@ static int bound(struct lifter *L, struct astra_ir_node *c, int in)
 	}
 	if (!logical_atom(a))
 		return 0;
-	set_extent(L, a, lift_eval(L, b));
+	lift_set_extent(L, a, lift_eval(L, b));
 	return 1;
 }
 
@@ -482,7 +483,7 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 	struct astra_ir_node *init, *step, *lim;
 	struct loopctx *lp;
 	struct lvar *var;
-	size_t saved = L->nr_vars;
+	size_t saved = L->nr_vars, j;
 	int kind;
 	const char *axis;
 	if (!header(s, &h))
@@ -507,7 +508,7 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 	if (lift_is(init, "0") && lift_is(step, "1")) {
 		kind = LOOP_SEQ;
 		axis = "c";
-	} else if (lift_is(init, "tid.x") && (lift_is(step, "bdim.x") || (L->k->pragma.block && lift_is(step, L->k->pragma.block)))) {
+	} else if (lift_is(init, "tid.x") && (lift_is(step, "bdim.x") || (L->k->pragma.block && lift_is(step, L->k->pragma.block) && strcmp(L->k->pragma.block, "1")))) {
 		if (L->ir->mapping == IR_MAP_2D_ROWS && L->lanes_x != 32)
 			lift_fail(L, "2-D blocks whose x size is not a warp (32) is not modelled yet");
 		if (L->ir->mapping != IR_MAP_BLOCK && L->ir->mapping != IR_MAP_2D_ROWS)
@@ -531,7 +532,6 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 		lift_fail(L, "a loop that is neither over a row's columns nor a grid-stride loop: `%s`", s->text);
 	}
 	if (!strcmp(axis, "c")) {
-		size_t j;
 		for (j = 0; j < (size_t)L->nr_loops; j++)
 			if (!strcmp(L->loops[j].axis, "c"))
 				lift_fail(L, "nested loops over columns: `%s`", s->text);
@@ -540,7 +540,7 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 		L->uses_c = 1;
 		L->c_loop = 1;
 	}
-	set_extent(L, &(struct astra_ir_node){.kind = IR_ATOM, .s = axis}, lim);
+	lift_set_extent(L, &(struct astra_ir_node){.kind = IR_ATOM, .s = axis}, lim);
 	var = lift_declare(L, h.var);
 	var->val = astra_ir_node(L->ar, IR_ATOM, axis, 0);
 	lp = &L->loops[L->nr_loops++];
@@ -551,6 +551,9 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 	lift_stmt(L, s->body, 0);
 	L->nr_loops--;
 	L->nr_vars = saved;
+	for (j = 0; j < L->nr_vars; j++)
+		if (L->vars[j].acc_loop > L->nr_loops)
+			L->vars[j].acc_loop = 0;
 }
 
 void lift_stmt(struct lifter *L, struct astra_ir_stmt *s, int top)

@@ -111,6 +111,24 @@ static struct astra_ir_node *replace(struct lifter *L, struct astra_ir_node *n, 
 	return c;
 }
 
+/* Rebuild n with the name `from` (a macro or parameter) replaced by `to`. */
+static struct astra_ir_node *replace_name(struct lifter *L, struct astra_ir_node *n, const char *from,
+					  struct astra_ir_node *to)
+{
+	struct astra_ir_node *c;
+	size_t j;
+	if (n->kind == IR_NAME && !strcmp(n->s, from))
+		return to;
+	if (!n->nr)
+		return n;
+	c = astra_ir_alloc(L->ar, sizeof(*c));
+	*c = *n;
+	c->a = astra_ir_alloc(L->ar, n->nr * sizeof(*c->a));
+	for (j = 0; j < n->nr; j++)
+		c->a[j] = replace_name(L, n->a[j], from, to);
+	return c;
+}
+
 static void set_mapping(struct lifter *L, enum astra_ir_mapping m)
 {
 	if (L->ir->mapping == m || (L->ir->mapping == IR_MAP_THREAD && m == IR_MAP_WARP))
@@ -149,6 +167,17 @@ static struct astra_ir_node *bind(struct lifter *L, struct astra_ir_node *v, int
 			v = bin(L, v->s, a, b);
 	}
 	t = lift_text(v);
+	if (L->k->pragma.block && strcmp(t, "bdim.x*bid.x + tid.x")) {
+		/* blockIdx.x * BLOCK_SIZE + threadIdx.x, BLOCK_SIZE the launch's block */
+		struct astra_ir_node *w = replace_name(L, v, L->k->pragma.block, atom(L, "bdim.x"));
+		char *t2 = lift_text(w);
+		if (!strcmp(t2, "bdim.x*bid.x + tid.x")) {
+			free(t);
+			t = t2;
+		} else {
+			free(t2);
+		}
+	}
 	if (!strcmp(t, "bdim.x*bid.x + tid.x")) {
 		set_mapping(L, L->twod ? IR_MAP_2D : IR_MAP_THREAD);
 		v = atom(L, L->twod ? "c" : "i");
@@ -227,6 +256,13 @@ struct astra_ir_node *lift_combine(struct lifter *L, const char *op, int scope, 
 		p->axis = v->axis;
 	} else {
 		v = logical(L, v);
+		if (!strcmp(op, "sum") && v->kind == IR_COND && v->a[0]->kind == IR_BIN && !strcmp(v->a[0]->s, "<") &&
+		    v->a[0]->a[0]->kind == IR_ATOM && (!strcmp(v->a[0]->a[0]->s, "i") || !strcmp(v->a[0]->a[0]->s, "c")) &&
+		    v->a[2]->kind == IR_NUM && lift_is(v->a[2], "0")) {
+			/* idx < n ? x[idx] : 0 summed: the bound of idx, and x[idx] */
+			lift_set_extent(L, v->a[0]->a[0], v->a[0]->a[1]);
+			v = v->a[1];
+		}
 		if (lift_depends(v, "c"))
 			p = astra_ir_node(L->ar, IR_PARTIAL, op, 1, v);
 		else if (lift_depends(v, "i"))
@@ -366,6 +402,9 @@ struct astra_ir_node *lift_call(struct lifter *L, struct astra_ir_node *n)
 		if (n->nr < 3)
 			lift_fail(L, "`%s` with %zu arguments", n->s, n->nr);
 		c = astra_ir_node(L->ar, IR_CALL, "__shfl", 2, lift_eval(L, n->a[1]), lift_eval(L, n->a[2]));
+		/* __shfl_sync(mask, v, 0): lane 0's value to the warp; a complete reduction stays itself */
+		if (!strcmp(n->s, "__shfl_sync") && c->a[0]->kind == IR_RED && lift_is(c->a[1], "0"))
+			return c->a[0];
 		return c;
 	}
 	if (!strncmp(n->s, "atomic", 6) || !strcmp(n->s, "__syncthreads") || !strncmp(n->s, "__sync", 6))
@@ -448,8 +487,6 @@ struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n)
 	case IR_NAME:
 		if (!strcmp(n->s, "warpSize"))
 			return lift_num(L, "32");
-		if (L->k->pragma.block && !strcmp(n->s, L->k->pragma.block) && !lift_var(L, n->s))
-			return atom(L, "bdim.x");   /* the block size the launch gives, by its name */
 		v = lift_var(L, n->s);
 		if (v) {
 			if (v->shared && !v->array)
@@ -458,6 +495,8 @@ struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n)
 				return astra_ir_node(L->ar, IR_SHARED, v->name, 0);
 			if (!v->val)
 				lift_fail(L, "`%s` is used before it is set", n->s);
+			if (v->acc_loop && !L->in_shfl)
+				lift_fail(L, "reads the running value of `%s` inside the loop that accumulates it (a scan)", n->s);
 			return v->val;
 		}
 		p = param(L, n->s);

@@ -30,6 +30,7 @@ struct lvar {
 	int warp_slots;              /* shared: holds a value per warp (stored at the warp's index) */
 	int loop_depth;              /* the loop nesting it was declared at */
 	struct lvar *alias;          /* a helper's parameter naming the caller's shared array */
+	int acc_loop;                /* accumulated in the loop of this depth (1-based), still open: 0 if none */
 };
 
 enum { LOOP_SEQ, LOOP_SPREAD, LOOP_GRID };
@@ -79,6 +80,7 @@ void lift_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_nod
 struct astra_ir_node *lift_call(struct lifter *L, struct astra_ir_node *n);
 
 /* lift-stmt.c */
+void lift_set_extent(struct lifter *L, const struct astra_ir_node *a, struct astra_ir_node *bound);
 void lift_stmt(struct lifter *L, struct astra_ir_stmt *s, int top);
 const char *lift_reduce_op(const char *fn);
 const char *lift_ext(struct lifter *L, const struct astra_ir_node *n);

@@ -408,9 +408,24 @@ static void print_node(const struct ctx *cx, const struct astra_ir_node *n, stru
 		}
 		if (p < prec)
 			astra_buf_addch(out, '(');
-		print_node(cx, n->a[0], out, p);
-		astra_buf_addf(out, " %s ", n->s);
-		print_node(cx, n->a[1], out, p + 1);
+		{
+			/* commutative operators: operands in a fixed order (floating-point + and * commute) */
+			static const char *const comm[] = {"+", "*", "==", "!=", "&&", "||", "&", "|", "^", NULL};
+			const struct astra_ir_node *x = n->a[0], *y = n->a[1];
+			for (j = 0; comm[j]; j++)
+				if (!strcmp(n->s, comm[j])) {
+					print_node(cx, x, &l, p + 1);
+					print_node(cx, y, &r, p + 1);
+					if (strcmp(l.buf, r.buf) > 0)
+						x = n->a[1], y = n->a[0];
+					astra_buf_release(&l);
+					astra_buf_release(&r);
+					break;
+				}
+			print_node(cx, x, out, p);
+			astra_buf_addf(out, " %s ", n->s);
+			print_node(cx, y, out, p + 1);
+		}
 		if (p < prec)
 			astra_buf_addch(out, ')');
 		return;
