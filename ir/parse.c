@@ -150,7 +150,9 @@ static int decl_start(struct P *p)
 	if (type_name(p, o))
 		typed = 1;
 	o++;
-	while (type_name(p, o) || qualifier(p, o))
+	/* `int half = ...`: a type name followed by `=` is the declarator's name */
+	while ((type_name(p, o) && !(is(p, o + 1, "=") || is(p, o + 1, ";") || is(p, o + 1, ",") || is(p, o + 1, "["))) ||
+	       qualifier(p, o))
 		o++;
 	while (is(p, o, "::") && is_ident(p, o + 1))
 		o += 2;
