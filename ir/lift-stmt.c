@@ -92,6 +92,7 @@ static const char *combination(struct astra_ir_node *nv, struct astra_ir_node *o
 
 static void assign_var(struct lifter *L, struct lvar *v, const char *op, struct astra_ir_node *rhs)
 {
+	int reads = v->loop_reads;
 	struct astra_ir_node *val = lift_eval(L, rhs), *e;
 	const char *how;
 	if (!strcmp(op, "=")) {
@@ -106,6 +107,9 @@ static void assign_var(struct lifter *L, struct lvar *v, const char *op, struct 
 	if (L->nr_loops && !L->in_shfl && v->loop_depth < L->nr_loops && !v->shared) {
 		if (!v->val)
 			lift_fail(L, "`%s` is set in a loop before it has a value", v->name);
+		v->loop_reads = reads;
+		if (reads)
+			lift_fail(L, "reads `%s` in the loop before it accumulates there (a scan)", v->name);
 		how = combination(val, v->val, &e);
 		if (!how)
 			lift_fail(L, "the loop changes `%s` in a way that is not a sum, max or min", v->name);
@@ -547,7 +551,9 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 	memset(lp, 0, sizeof(*lp));
 	lp->axis = axis;
 	lp->kind = kind;
-	lp->rows = !strcmp(axis, "r") || (kind == LOOP_GRID && 0);
+	lp->rows = !strcmp(axis, "r");
+	for (j = 0; j < L->nr_vars; j++)
+		L->vars[j].loop_reads = 0;
 	lift_stmt(L, s->body, 0);
 	L->nr_loops--;
 	L->nr_vars = saved;

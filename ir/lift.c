@@ -497,6 +497,8 @@ struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n)
 				lift_fail(L, "`%s` is used before it is set", n->s);
 			if (v->acc_loop && !L->in_shfl)
 				lift_fail(L, "reads the running value of `%s` inside the loop that accumulates it (a scan)", n->s);
+			if (v->loop_depth < L->nr_loops && !L->in_shfl)
+				v->loop_reads++;
 			return v->val;
 		}
 		p = param(L, n->s);
@@ -739,6 +741,9 @@ static void finish(struct lifter *L)
 				if (!(ir->cols = stride_of(L, &ld)))
 					ir->cols = stride_of(L, ir->stores[j].value);
 			}
+		if (ir->one_per_thread && ir->cols && L->k->pragma.block && strcmp(L->k->pragma.block, ir->cols))
+			lift_fail(L, "one element per thread, but the block (%s) is not the row length (%s)", L->k->pragma.block,
+				  ir->cols);
 		if (!ir->cols)
 			lift_fail(L, "no bound on the columns");
 	}

@@ -30,6 +30,7 @@ struct lvar {
 	int warp_slots;              /* shared: holds a value per warp (stored at the warp's index) */
 	int loop_depth;              /* the loop nesting it was declared at */
 	struct lvar *alias;          /* a helper's parameter naming the caller's shared array */
+	int loop_reads;              /* reads in the innermost loop while it is outer to it */
 	int acc_loop;                /* accumulated in the loop of this depth (1-based), still open: 0 if none */
 };
 

@@ -48,6 +48,8 @@ static const struct {
 	{"vec4", "a member access (`.x`: vector types, structures) is not modelled", 43},
 	{"max_as_sum", "a max's parts are combined with sum", 61},
 	{"half_warp", "a shuffle loop that does not cover a warp's 32 lanes: `for (int o = 8; o > 0; o /= 2)`", 78},
+	{"exclusive_scan", "reads `acc` in the loop before it accumulates there (a scan)", 96},
+	{"short_block", "one element per thread, but the block (256) is not the row length (cols)", 116},
 };
 
 static void check_poly(void)

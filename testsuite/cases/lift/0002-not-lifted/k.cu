@@ -80,3 +80,38 @@ __global__ void half_warp(float *out, const float *x, int rows, int cols)
 	if (lane == 0)
 		out[row] = s;
 }
+
+// An exclusive scan: the running sum is read before it is updated.
+#pragma astra optimize
+#pragma astra shapes(rows=37, cols=100) buffers(out[rows*cols], x[rows*cols]) outputs(out)
+#pragma astra launch(grid=(rows + 127) / 128, block=128)
+__global__ void exclusive_scan(float *out, const float *x, int rows, int cols)
+{
+	int r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= rows)
+		return;
+	float acc = 0.0f;
+	for (int c = 0; c < cols; c++) {
+		out[r * cols + c] = acc;
+		acc += x[r * cols + c];
+	}
+}
+
+// One element per thread, but the block is not the row length: the
+// columns beyond the block are never read.
+#pragma astra optimize
+#pragma astra shapes(rows=37, cols=300) buffers(out[rows], x[rows*cols]) outputs(out)
+#pragma astra launch(grid=rows, block=256)
+__global__ void short_block(float *out, const float *x, int rows, int cols)
+{
+	__shared__ float red[256];
+	red[threadIdx.x] = x[blockIdx.x * cols + threadIdx.x];
+	__syncthreads();
+	for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+		if (threadIdx.x < s)
+			red[threadIdx.x] += red[threadIdx.x + s];
+		__syncthreads();
+	}
+	if (threadIdx.x == 0)
+		out[blockIdx.x] = red[0];
+}
