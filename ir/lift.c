@@ -111,6 +111,19 @@ static struct astra_ir_node *replace(struct lifter *L, struct astra_ir_node *n, 
 	return c;
 }
 
+/* A template or kernel parameter: a block = K of a row length K is a row, not a block size. */
+static int is_param_name(struct lifter *L, const char *s)
+{
+	size_t j;
+	for (j = 0; j < L->k->nr_tmpl; j++)
+		if (!strcmp(L->k->tmpl_params[j], s))
+			return 1;
+	for (j = 0; j < L->k->nr_params; j++)
+		if (!strcmp(L->k->params[j].name, s))
+			return 1;
+	return 0;
+}
+
 /* Rebuild n with the name `from` (a macro or parameter) replaced by `to`. */
 static struct astra_ir_node *replace_name(struct lifter *L, struct astra_ir_node *n, const char *from,
 					  struct astra_ir_node *to)
@@ -167,7 +180,7 @@ static struct astra_ir_node *bind(struct lifter *L, struct astra_ir_node *v, int
 			v = bin(L, v->s, a, b);
 	}
 	t = lift_text(v);
-	if (L->k->pragma.block && strcmp(t, "bdim.x*bid.x + tid.x")) {
+	if (L->k->pragma.block && strcmp(t, "bdim.x*bid.x + tid.x") && !is_param_name(L, L->k->pragma.block)) {
 		/* blockIdx.x * BLOCK_SIZE + threadIdx.x, BLOCK_SIZE the launch's block */
 		struct astra_ir_node *w = replace_name(L, v, L->k->pragma.block, atom(L, "bdim.x"));
 		char *t2 = lift_text(w);
@@ -576,8 +589,9 @@ struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n)
 		{
 			struct astra_ir_node *t = lift_eval(L, n->a[1]), *e = lift_eval(L, n->a[2]);
 			/* the lanes beyond the warps' count read the identity */
-			if (t->kind == IR_PARTIAL && e->kind == IR_NUM)
-				return t;
+			if (t->kind == IR_PARTIAL && (e->kind == IR_NUM || (e->kind == IR_UN && e->a[0]->kind == IR_NAME) ||
+						      e->kind == IR_NAME))
+				return t;   /* the identity: 0, -INFINITY, -FLT_MAX */
 			if (is_partial(t) || is_partial(e) || is_partial(a))
 				lift_fail(L, "a partial reduction is used before its parts are combined");
 			return astra_ir_node(L->ar, IR_COND, NULL, 3, a, t, e);

@@ -7,4 +7,5 @@ libastra_a_SOURCES += \
 	ir/print.c ir/print.h \
 	ir/parse.c ir/parse.h \
 	ir/lift.c ir/lift.h \
-	ir/lift-stmt.c
+	ir/lift-stmt.c \
+	ir/lower.c ir/lower.h

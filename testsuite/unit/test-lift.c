@@ -30,6 +30,7 @@ static const struct {
 } groups[] = {
 	{"rms", "out[r,c] = rsqrtf(eps + sum_c(x[r,c]^2) / cols) * x[r,c] * w[c]  (rows=rows, cols=cols)", 5},
 	{"rmsk", "out[r,c] = rsqrtf(eps + sum_c(x[r,c]^2) / K) * x[r,c] * g[c]  (rows=rows, cols=K)", 2},
+	{"smk", "out[r,c] = expf(x[r,c] - max_c(x[r,c])) / sum_c(expf(x[r,c] - max_c(x[r,c])))  (rows=rows, cols=K)", 2},
 	{"sm", "out[r,c] = expf(x[r,c] - max_c(x[r,c])) / sum_c(expf(x[r,c] - max_c(x[r,c])))  (rows=rows, cols=cols)", 3},
 	{"dot", "out[0] += sum_i(x[i] * y[i])  (n=n)", 2},
 	{"sum", "out[0] += sum_i(x[i])  (n=n)", 2},
@@ -123,8 +124,8 @@ static int lift_file(const char *dir, const char *name, struct astra_vec *kernel
 
 int main(void)
 {
-	static const char *const twins[] = {"rmsnorm.cu", "rmsnorm-k.cu", "softmax.cu", "reduce.cu", "transpose.cu",
-					    "elementwise.cu"};
+	static const char *const twins[] = {"rmsnorm.cu", "rmsnorm-k.cu", "softmax.cu", "softmax-k.cu", "reduce.cu",
+					    "transpose.cu", "elementwise.cu"};
 	struct astra_vec kernels = ASTRA_VEC_INIT, forms = ASTRA_VEC_INIT;
 	const char *src = getenv("srcdir");
 	size_t i, g;

@@ -34,7 +34,7 @@ __device__ float block_reduce_sum(float v)
 }
 
 #pragma astra optimize
-#pragma astra shapes(rows=37) types(K=256) buffers(out[rows*K], x[rows*K], g[K]) outputs(out) scalars(eps=1e-6f)
+#pragma astra shapes(rows=37) types(K=256) types(K=1024) types(K=96) buffers(out[rows*K], x[rows*K], g[K]) outputs(out) scalars(eps=1e-6f)
 #pragma astra launch(grid=(rows + 127) / 128, block=128)
 template <int K>
 __global__ void rmsk__ref(float *out, const float *x, const float *g, float eps, int rows)
@@ -50,7 +50,7 @@ __global__ void rmsk__ref(float *out, const float *x, const float *g, float eps,
 }
 
 #pragma astra optimize
-#pragma astra shapes(rows=37) types(K=256) buffers(out[rows*K], x[rows*K], g[K]) outputs(out) scalars(eps=1e-6f)
+#pragma astra shapes(rows=37) types(K=256) types(K=1024) types(K=96) buffers(out[rows*K], x[rows*K], g[K]) outputs(out) scalars(eps=1e-6f)
 #pragma astra launch(grid=rows, block=K)
 template <int K>
 __global__ void rmsk__one(float *out, const float *x, const float *g, float eps, int rows)
