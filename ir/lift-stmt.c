@@ -416,7 +416,7 @@ static void shuffle_loop(struct lifter *L, struct astra_ir_stmt *s, const struct
 		       (step_is(L, h, "*=", "2") || step_is(L, h, "<<=", "1"));
 	if (!halving && !doubling)
 		lift_fail(L, "a shuffle loop that does not cover a warp's 32 lanes: `%s`", s->text);
-	old = xmalloc((saved + 1) * sizeof(*old));
+	old = astra_ir_alloc(L->ar, (saved + 1) * sizeof(*old));   /* the arena: lift_fail longjmps */
 	for (j = 0; j < saved; j++)
 		old[j] = L->vars[j].val;
 	off = lift_declare(L, h->var);
@@ -431,18 +431,13 @@ static void shuffle_loop(struct lifter *L, struct astra_ir_stmt *s, const struct
 				lift_fail(L, "a shuffle loop that changes two variables");
 			changed = &L->vars[j];
 		}
-	if (!changed) {
-		free(old);
+	if (!changed)
 		lift_fail(L, "a shuffle loop that changes no variable");
-	}
 	op = combination(changed->val, old[changed - L->vars], &e);
 	if (!op || e->kind != IR_CALL || strcmp(e->s, "__shfl") || e->a[0] != old[changed - L->vars] ||
-	    e->a[1]->kind != IR_ATOM || strcmp(e->a[1]->s, "off")) {
-		free(old);
+	    e->a[1]->kind != IR_ATOM || strcmp(e->a[1]->s, "off"))
 		lift_fail(L, "a shuffle loop that is not a sum, max or min of `%s` and its shuffled value", changed->name);
-	}
 	changed->val = lift_combine(L, op, IR_SCOPE_WARP, old[changed - L->vars]);
-	free(old);
 }
 
 /* for (s = blockDim.x / 2; s > 0; s >>= 1) { if (tid < s) sh[tid] += sh[tid + s]; __syncthreads(); } */
