@@ -561,8 +561,10 @@ struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n)
 		if (a->kind == IR_NUM && b->kind == IR_NUM && strchr("+-*/", n->s[0]) && !n->s[1]) {
 			char *ea, *eb, *t;
 			long x = strtol(a->s, &ea, 0), y = strtol(b->s, &eb, 0);
-			if (!*ea && !*eb && (n->s[0] != '/' || y)) {
-				long q = n->s[0] == '+' ? x + y : n->s[0] == '-' ? x - y : n->s[0] == '*' ? x * y : x / y;
+			if (!*ea && !*eb && (n->s[0] != '/' || (y && y != -1))) {
+				unsigned long ux = (unsigned long)x, uy = (unsigned long)y;
+				long q = n->s[0] == '+' ? (long)(ux + uy) : n->s[0] == '-' ? (long)(ux - uy) :
+					 n->s[0] == '*' ? (long)(ux * uy) : x / y;   /* wrapping, no UB */
 				t = xasprintf("%ld", q);
 				a = lift_num(L, astra_ir_strdup(L->ar, t, strlen(t)));
 				free(t);

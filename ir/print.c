@@ -79,7 +79,7 @@ static void poly_addterm(struct poly *p, long coef, const struct astra_vec *f)
 		int same = !strcmp(k, k2);
 		free(k2);
 		if (same) {
-			p->t[j].coef += coef;
+			p->t[j].coef = (long)((unsigned long)p->t[j].coef + (unsigned long)coef); /* wraps, no UB */
 			astra_vec_clear(&t.f);
 			free(k);
 			if (!p->t[j].coef) {
@@ -148,7 +148,7 @@ static void poly_text(const struct poly *p, struct astra_buf *out)
 		else if (c < 0)
 			astra_buf_addch(out, '-');
 		if (c < 0)
-			c = -c;
+			c = (long)(0UL - (unsigned long)c);
 		if (c != 1 || !t->f.nr)
 			astra_buf_addf(out, "%ld%s", c, t->f.nr ? "*" : "");
 		astra_buf_adds(out, keys[order[j]]);
@@ -170,8 +170,9 @@ static void poly_binary(const struct astra_ir_node *n, struct poly *p)
 		for (i = 0; i < a.nr; i++)
 			poly_addterm(p, a.t[i].coef, &a.t[i].f);
 		for (i = 0; i < b.nr; i++)
-			poly_addterm(p, n->s[0] == '-' ? -b.t[i].coef : b.t[i].coef, &b.t[i].f);
-	} else if (!strcmp(n->s, "*") || (!strcmp(n->s, "<<") && n->a[1]->kind == IR_NUM && parse_int(n->a[1]->s, &v))) {
+			poly_addterm(p, n->s[0] == '-' ? (long)(0UL - (unsigned long)b.t[i].coef) : b.t[i].coef, &b.t[i].f);
+	} else if (!strcmp(n->s, "*") ||
+		   (!strcmp(n->s, "<<") && n->a[1]->kind == IR_NUM && parse_int(n->a[1]->s, &v) && v >= 0 && v < 62)) {
 		if (n->s[0] == '<') {
 			poly_release(&b);
 			poly_addterm(&b, 1L << v, &(struct astra_vec)ASTRA_VEC_INIT);
@@ -181,7 +182,7 @@ static void poly_binary(const struct astra_ir_node *n, struct poly *p)
 				struct astra_vec f = ASTRA_VEC_INIT;
 				astra_vec_pushv(&f, a.t[i].f.v, a.t[i].f.nr);
 				astra_vec_pushv(&f, b.t[j].f.v, b.t[j].f.nr);
-				poly_addterm(p, a.t[i].coef * b.t[j].coef, &f);
+				poly_addterm(p, (long)((unsigned long)a.t[i].coef * (unsigned long)b.t[j].coef), &f);
 				astra_vec_clear(&f);
 			}
 	} else {
@@ -225,7 +226,7 @@ static void poly_of(const struct astra_ir_node *n, struct poly *p)
 			size_t i;
 			poly_of(n->a[0], &a);
 			for (i = 0; i < a.nr; i++)
-				poly_addterm(p, -a.t[i].coef, &a.t[i].f);
+				poly_addterm(p, (long)(0UL - (unsigned long)a.t[i].coef), &a.t[i].f);
 			poly_release(&a);
 			return;
 		}
