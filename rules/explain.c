@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/ir.h"
 #include "lib/util.h"
 #include "rules/explain.h"
 #include "rules/planner.h"
@@ -78,6 +79,21 @@ void astra_rules_explain(const struct astra_kernel *k, int cc, struct astra_buf 
 		astra_buf_addf(out, " (target sm_%d)\n", cc);
 	else
 		astra_buf_adds(out, " (target unknown: rules that need one decline; give -arch=sm_XX or --cc XX)\n");
+	{
+		struct astra_ir ir;
+		struct astra_buf why = ASTRA_BUF_INIT;
+		if (astra_ir_lift(k, &ir, &why) == 0) {
+			astra_buf_adds(out, "  lifted: ");
+			astra_ir_print(&ir, out);
+			astra_buf_addf(out, "  [%s]\n", astra_ir_mapping_name(ir.mapping));
+		} else {
+			astra_buf_adds(out, "  not lifted: ");
+			one_line(out, why.buf ? why.buf : "?");
+			astra_buf_addch(out, '\n');
+		}
+		astra_ir_release(&ir);
+		astra_buf_release(&why);
+	}
 	astra_rk_init(&rk, k, cc);
 	for (i = 0; i < astra_nr_rules; i++) {
 		const struct astra_rule *r = astra_rules[i];

@@ -23,6 +23,7 @@ libastra_a_SOURCES += \
 	rules/r-half2.c \
 	rules/rowmap.c rules/rowmap.h \
 	rules/r-rowmap.c \
+	rules/r-lower.c \
 	rules/explain.c rules/explain.h \
 	rules/planner.c rules/planner.h \
 	rules/r-tune.c \

@@ -32,6 +32,9 @@ check_PROGRAMS += testsuite/unit/test-rules-syntax
 testsuite_unit_test_rules_syntax_SOURCES = testsuite/unit/test-rules-syntax.c testsuite/unit/unit.h
 testsuite_unit_test_rules_syntax_LDADD = $(ASTRA_LIBS)
 check_PROGRAMS += testsuite/unit/test-planner
+testsuite_unit_test_lift_SOURCES = testsuite/unit/test-lift.c testsuite/unit/unit.h
+testsuite_unit_test_lift_LDADD = $(ASTRA_LIBS)
+check_PROGRAMS += testsuite/unit/test-lift
 testsuite_unit_test_planner_SOURCES = testsuite/unit/test-planner.c testsuite/unit/unit.h
 testsuite_unit_test_planner_LDADD = $(ASTRA_LIBS)
 

@@ -14,6 +14,7 @@
 
 #include "front/key.h"
 #include "front/extract.h"
+#include "ir/ir.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -53,6 +54,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (memcmp(k->text, tu.text + k->start, k->end - k->start))
 				abort();
 			astra_key_compute(&tu, k, NULL, "sm_90", "nvcc", &key, NULL);
+			{
+				/* the lifter reads the same code: it lifts or says why, never crashes */
+				struct astra_ir ir;
+				struct astra_buf out = ASTRA_BUF_INIT;
+				if (astra_ir_lift(k, &ir, &out) == 0)
+					astra_ir_print(&ir, &out);
+				else if (!out.len)
+					abort();
+				astra_ir_release(&ir);
+				astra_buf_release(&out);
+			}
 		}
 		for (i = 0; i < tu.nr_launches; i++)
 			if (tu.launches[i].start > tu.launches[i].end || tu.launches[i].end > tu.len)

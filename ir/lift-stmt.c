@@ -1,0 +1,612 @@
+/*
+ * lift-stmt.c - the lifter's statements (see lift.h): declarations,
+ * assignments and stores, guards (bounds checks, early returns, a
+ * thread's role such as `threadIdx.x == 0`), loops over a row's columns
+ * or the grid, accumulations (sum, max, min), and the mechanisms that
+ * combine threads' parts of a reduction: warp-shuffle loops, a
+ * shared-memory tree, a shared array of per-warp parts.
+ */
+#include "autoconfig.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/lift.h"
+#include "lib/util.h"
+
+const char *lift_reduce_op(const char *fn)
+{
+	if (!strcmp(fn, "fmaxf") || !strcmp(fn, "fmax") || !strcmp(fn, "max") || !strcmp(fn, "__hmax"))
+		return "max";
+	if (!strcmp(fn, "fminf") || !strcmp(fn, "fmin") || !strcmp(fn, "min") || !strcmp(fn, "__hmin"))
+		return "min";
+	return NULL;
+}
+
+static int is_zero(const struct astra_ir_node *n)
+{
+	char *end;
+	double d;
+	if (n->kind != IR_NUM)
+		return 0;
+	d = strtod(n->s, &end);
+	return d == 0 && end != n->s;
+}
+
+static const char *name_of(const struct astra_ir_node *n)
+{
+	while (n->kind == IR_CAST)
+		n = n->a[0];
+	return n->kind == IR_NAME ? n->s : NULL;
+}
+
+/* The loop the innermost accumulation belongs to. */
+static struct loopctx *inner(struct lifter *L)
+{
+	return L->nr_loops ? &L->loops[L->nr_loops - 1] : NULL;
+}
+
+static void accumulate(struct lifter *L, struct lvar *v, const char *op, struct astra_ir_node *e)
+{
+	struct loopctx *lp = inner(L);
+	struct astra_ir_node *r;
+	if (lp->rows)
+		lift_fail(L, "a loop over rows changes `%s`", v->name);
+	if (!strcmp(op, "sum") && !is_zero(v->val))
+		lift_fail(L, "the sum `%s` does not start at 0", v->name);
+	if (v->val->kind == IR_RED || v->val->kind == IR_PARTIAL)
+		lift_fail(L, "`%s` accumulates twice in one loop", v->name);
+	r = astra_ir_node(L->ar, lp->kind == LOOP_SEQ ? IR_RED : IR_PARTIAL, op, 1, e);
+	r->axis = lp->axis;
+	r->scope = IR_SCOPE_THREAD;
+	v->val = r;
+	v->acc_loop = L->nr_loops;
+}
+
+/* v = new, where new may be v's old value combined with e: which op? */
+static const char *combination(struct astra_ir_node *nv, struct astra_ir_node *old, struct astra_ir_node **e)
+{
+	const char *op;
+	if (nv->kind == IR_BIN && !strcmp(nv->s, "+") && nv->nr == 2) {
+		if (nv->a[0] == old) {
+			*e = nv->a[1];
+			return "sum";
+		}
+		if (nv->a[1] == old) {
+			*e = nv->a[0];
+			return "sum";
+		}
+	}
+	if (nv->kind == IR_CALL && nv->nr == 2 && (op = lift_reduce_op(nv->s)) != NULL) {
+		if (nv->a[0] == old) {
+			*e = nv->a[1];
+			return op;
+		}
+		if (nv->a[1] == old) {
+			*e = nv->a[0];
+			return op;
+		}
+	}
+	return NULL;
+}
+
+static void assign_var(struct lifter *L, struct lvar *v, const char *op, struct astra_ir_node *rhs)
+{
+	int reads = v->loop_reads;
+	struct astra_ir_node *val = lift_eval(L, rhs), *e;
+	const char *how;
+	if (!strcmp(op, "=")) {
+		val = lift_bind(L, val);
+	} else {
+		char bop[4];
+		if (!v->val)
+			lift_fail(L, "`%s` is used before it is set", v->name);
+		snprintf(bop, sizeof(bop), "%.*s", (int)(strlen(op) - 1), op);
+		val = astra_ir_node(L->ar, IR_BIN, astra_ir_strdup(L->ar, bop, strlen(bop)), 2, v->val, val);
+	}
+	if (L->nr_loops && !L->in_shfl && v->loop_depth < L->nr_loops && !v->shared) {
+		if (!v->val)
+			lift_fail(L, "`%s` is set in a loop before it has a value", v->name);
+		v->loop_reads = reads;
+		if (reads)
+			lift_fail(L, "reads `%s` in the loop before it accumulates there (a scan)", v->name);
+		how = combination(val, v->val, &e);
+		if (!how)
+			lift_fail(L, "the loop changes `%s` in a way that is not a sum, max or min", v->name);
+		accumulate(L, v, how, e);
+		return;
+	}
+	v->val = val;
+}
+
+static void store_shared(struct lifter *L, struct lvar *v, struct astra_ir_node *ix, const char *op,
+			 struct astra_ir_node *rhs)
+{
+	struct astra_ir_node *val;
+	if (strcmp(op, "="))
+		lift_fail(L, "`%s %s` on shared memory outside a reduction tree", v->name, op);
+	val = lift_eval(L, rhs);
+	if (ix) {
+		ix = lift_bind(L, lift_eval(L, ix));
+		v->warp_slots = ix->kind == IR_ATOM && !strcmp(ix->s, "warp");
+	}
+	v->val = val;
+}
+
+static void expr_stmt(struct lifter *L, struct astra_ir_node *e)
+{
+	struct lvar *v;
+	const char *n;
+	if (e->kind == IR_ASSIGN) {
+		struct astra_ir_node *lhs = e->a[0];
+		if ((n = name_of(lhs)) != NULL) {
+			if (!(v = lift_var(L, n)))
+				lift_fail(L, "assigns `%s`, which is not a local variable", n);
+			if (v->shared)
+				store_shared(L, v, NULL, e->s, e->a[1]);
+			else
+				assign_var(L, v, e->s, e->a[1]);
+			return;
+		}
+		if (lhs->kind == IR_INDEX && (n = name_of(lhs->a[0])) && (v = lift_var(L, n)) && v->shared) {
+			store_shared(L, v, lhs->a[1], e->s, e->a[1]);
+			return;
+		}
+		if (!strcmp(e->s, "=")) {
+			lift_store(L, lhs, lift_eval(L, e->a[1]), 0);
+		} else {
+			char bop[4];
+			snprintf(bop, sizeof(bop), "%.*s", (int)(strlen(e->s) - 1), e->s);
+			lift_store(L, lhs, astra_ir_node(L->ar, IR_BIN, astra_ir_strdup(L->ar, bop, strlen(bop)), 2,
+							  lift_eval(L, lhs), lift_eval(L, e->a[1])), 0);
+		}
+		return;
+	}
+	if (e->kind == IR_INCDEC && (n = name_of(e->a[0])) && (v = lift_var(L, n))) {
+		assign_var(L, v, e->s[0] == '+' ? "+=" : "-=", lift_num(L, "1"));
+		return;
+	}
+	if (e->kind == IR_CALL) {
+		if (!strcmp(e->s, "__syncthreads") || !strcmp(e->s, "__syncwarp") || !strcmp(e->s, "__threadfence"))
+			return;
+		if (!strcmp(e->s, "atomicAdd") && e->nr == 2) {
+			lift_store(L, astra_ir_node(L->ar, IR_UN, "*", 1, e->a[0]), lift_eval(L, e->a[1]), 1);
+			return;
+		}
+		lift_fail(L, "a call whose effect is not modelled: `%s`", e->s);
+	}
+	lift_fail(L, "a statement whose effect is not modelled");
+}
+
+/* Split cond at the top-level operator op ("&&" or "||"). */
+static void split(struct astra_ir_node *c, const char *op, struct astra_ir_node **out, size_t *nr)
+{
+	if (c->kind == IR_BIN && !strcmp(c->s, op)) {
+		split(c->a[0], op, out, nr);
+		split(c->a[1], op, out, nr);
+	} else if (*nr < 8) {
+		out[(*nr)++] = c;
+	}
+}
+
+void lift_set_extent(struct lifter *L, const struct astra_ir_node *a, struct astra_ir_node *bound)
+{
+	struct astra_ir_node **slot = !strcmp(a->s, "i") ? &L->ext_i : !strcmp(a->s, "r") ? &L->ext_r : &L->ext_c;
+	if (!*slot)
+		*slot = bound;
+	else if (strcmp(lift_ext(L, *slot), lift_ext(L, bound)))
+		lift_fail(L, "`%s` is checked against two bounds", a->s);
+}
+
+static int logical_atom(const struct astra_ir_node *n)
+{
+	return n->kind == IR_ATOM && (!strcmp(n->s, "i") || !strcmp(n->s, "r") || !strcmp(n->s, "c"));
+}
+
+/* A bound check `idx < B` (in: 1) or `idx >= B` (in: 0): sets the extent. */
+static int bound(struct lifter *L, struct astra_ir_node *c, int in)
+{
+	struct astra_ir_node *a, *b;
+	const char *lt = in ? "<" : ">=", *gt = in ? ">" : "<=";
+	if (c->kind != IR_BIN)
+		return 0;
+	if (!strcmp(c->s, lt)) {
+		a = lift_bind(L, lift_eval(L, c->a[0]));
+		b = c->a[1];
+	} else if (!strcmp(c->s, gt)) {
+		a = lift_bind(L, lift_eval(L, c->a[1]));
+		b = c->a[0];
+	} else {
+		return 0;
+	}
+	if (L->ir->mapping == IR_MAP_BLOCK && a->kind == IR_ATOM && !strcmp(a->s, "tid.x") && !L->nr_loops) {
+		/* one element per thread: the column bound */
+		a = astra_ir_node(L->ar, IR_ATOM, "c", 0);
+		L->ir->one_per_thread = 1;
+		L->uses_c = 1;
+	}
+	if (!logical_atom(a))
+		return 0;
+	lift_set_extent(L, a, lift_eval(L, b));
+	return 1;
+}
+
+/* A thread's role in a group: threadIdx.x == 0, lane == 0, warp == 0, lane < nwarps. */
+static int role(struct lifter *L, struct astra_ir_node *c)
+{
+	struct astra_ir_node *a;
+	if (c->kind != IR_BIN || (strcmp(c->s, "==") && strcmp(c->s, "<")))
+		return 0;
+	a = lift_bind(L, lift_eval(L, c->a[0]));
+	if (a->kind != IR_ATOM || (strcmp(a->s, "tid.x") && strcmp(a->s, "lane") && strcmp(a->s, "warp")))
+		return 0;
+	if (!strcmp(c->s, "=="))
+		return is_zero(lift_eval(L, c->a[1]));
+	return 1;
+}
+
+static int only_return(struct astra_ir_stmt *s)
+{
+	while (s && s->kind == ST_BLOCK && s->nr_kids == 1)
+		s = s->kids[0];
+	return s && s->kind == ST_RETURN && !s->init;
+}
+
+static struct astra_ir_stmt *single(struct astra_ir_stmt *s)
+{
+	while (s && s->kind == ST_BLOCK && s->nr_kids == 1)
+		s = s->kids[0];
+	return s;
+}
+
+static void if_stmt(struct lifter *L, struct astra_ir_stmt *s)
+{
+	struct astra_ir_node *parts[8];
+	struct astra_ir_stmt *one;
+	size_t nr = 0, j;
+	int ok = 1;
+	if (only_return(s->body) && !s->els) {
+		split(s->e, "||", parts, &nr);
+		for (j = 0; j < nr && ok; j++)
+			ok = bound(L, parts[j], 0);
+		if (!ok)
+			lift_fail(L, "an early return on a condition that is not a bounds check: `%s`", s->text);
+		if (L->nr_loops)
+			lift_fail(L, "an early return inside a loop");
+		return;
+	}
+	/* if (x > m) m = x;  a max (or min) inside a loop */
+	one = single(s->body);
+	if (L->nr_loops && !s->els && one && one->kind == ST_EXPR && one->e->kind == IR_ASSIGN &&
+	    !strcmp(one->e->s, "=") && s->e->kind == IR_BIN && name_of(one->e->a[0])) {
+		struct lvar *v = lift_var(L, name_of(one->e->a[0]));
+		const char *c = s->e->s, *var = name_of(one->e->a[0]);
+		const char *l = name_of(s->e->a[0]), *r = name_of(s->e->a[1]);
+		const char *op = NULL;
+		struct astra_ir_node *e = NULL;
+		if (r && !strcmp(r, var) && (!strcmp(c, ">") || !strcmp(c, ">=")))
+			op = "max", e = s->e->a[0];
+		else if (r && !strcmp(r, var) && (!strcmp(c, "<") || !strcmp(c, "<=")))
+			op = "min", e = s->e->a[0];
+		else if (l && !strcmp(l, var) && (!strcmp(c, "<") || !strcmp(c, "<=")))
+			op = "max", e = s->e->a[1];
+		else if (l && !strcmp(l, var) && (!strcmp(c, ">") || !strcmp(c, ">=")))
+			op = "min", e = s->e->a[1];
+		if (op && v && v->loop_depth < L->nr_loops) {
+			struct astra_ir_node *x = lift_eval(L, e), *y = lift_eval(L, one->e->a[1]);
+			if (lift_ext(L, x) == lift_ext(L, y) || !strcmp(lift_ext(L, x), lift_ext(L, y))) {
+				accumulate(L, v, op, x);
+				return;
+			}
+		}
+	}
+	if (!s->els) {
+		split(s->e, "&&", parts, &nr);
+		for (j = 0; j < nr && ok; j++)
+			ok = bound(L, parts[j], 1);
+		if (ok) {
+			lift_stmt(L, s->body, 0);
+			return;
+		}
+		if (nr == 1 && role(L, s->e)) {
+			lift_stmt(L, s->body, 0);
+			return;
+		}
+	}
+	lift_fail(L, "a branch on a condition that is not a bounds check or a thread's role: `%s`", s->text);
+}
+
+/* The loop's variable, start, bound and step; 0 when the header is not `v = a; v OP b; v STEP`. */
+struct header {
+	const char *var;
+	struct astra_ir_node *init, *bound, *step;
+	const char *cmp, *how;       /* "<" ">" ...; "+=", "*=", "/=", ">>=", "<<=" */
+};
+
+static int header(struct astra_ir_stmt *s, struct header *h)
+{
+	struct astra_ir_node *st = s->step, *c = s->e;
+	memset(h, 0, sizeof(*h));
+	if (!s->first || !c || !st)
+		return 0;
+	if (s->first->kind == ST_DECL && s->first->init) {
+		h->var = s->first->name;
+		h->init = s->first->init;
+	} else if (s->first->kind == ST_EXPR && s->first->e->kind == IR_ASSIGN && !strcmp(s->first->e->s, "=") &&
+		   name_of(s->first->e->a[0])) {
+		h->var = name_of(s->first->e->a[0]);
+		h->init = s->first->e->a[1];
+	} else {
+		return 0;
+	}
+	if (c->kind != IR_BIN || !name_of(c->a[0]) || strcmp(name_of(c->a[0]), h->var))
+		return 0;
+	h->cmp = c->s;
+	h->bound = c->a[1];
+	if (st->kind == IR_INCDEC && name_of(st->a[0]) && !strcmp(name_of(st->a[0]), h->var)) {
+		h->how = st->s[0] == '+' ? "+=" : "-=";
+		h->step = NULL;
+		return 1;
+	}
+	if (st->kind != IR_ASSIGN || !name_of(st->a[0]) || strcmp(name_of(st->a[0]), h->var))
+		return 0;
+	if (strcmp(st->s, "=")) {
+		h->how = st->s;
+		h->step = st->a[1];
+		return 1;
+	}
+	/* v = v OP x */
+	if (st->a[1]->kind == IR_BIN && name_of(st->a[1]->a[0]) && !strcmp(name_of(st->a[1]->a[0]), h->var)) {
+		static const char *const ops[][2] = {{"+", "+="}, {"*", "*="}, {"/", "/="}, {">>", ">>="}, {"<<", "<<="}};
+		size_t j;
+		for (j = 0; j < 5; j++)
+			if (!strcmp(st->a[1]->s, ops[j][0])) {
+				h->how = ops[j][1];
+				h->step = st->a[1]->a[1];
+				return 1;
+			}
+	}
+	return 0;
+}
+
+static int mentions(const struct astra_ir_node *n, const char *fn_prefix)
+{
+	size_t j;
+	if (!n)
+		return 0;
+	if (n->kind == IR_CALL && !strncmp(n->s, fn_prefix, strlen(fn_prefix)))
+		return 1;
+	for (j = 0; j < n->nr; j++)
+		if (mentions(n->a[j], fn_prefix))
+			return 1;
+	return 0;
+}
+
+static int stmt_mentions(const struct astra_ir_stmt *s, const char *fn_prefix)
+{
+	size_t j;
+	if (!s)
+		return 0;
+	if (mentions(s->e, fn_prefix) || mentions(s->init, fn_prefix) || mentions(s->step, fn_prefix))
+		return 1;
+	if (stmt_mentions(s->first, fn_prefix) || stmt_mentions(s->body, fn_prefix) || stmt_mentions(s->els, fn_prefix))
+		return 1;
+	for (j = 0; j < s->nr_kids; j++)
+		if (stmt_mentions(s->kids[j], fn_prefix))
+			return 1;
+	return 0;
+}
+
+static int step_is(struct lifter *L, const struct header *h, const char *how, const char *amount)
+{
+	return !strcmp(h->how, how) && h->step && lift_is(lift_eval(L, h->step), amount);
+}
+
+/* for (off = 16; off > 0; off /= 2) v += __shfl_xor_sync(mask, v, off);  (or max/min, down, 1..32) */
+static void shuffle_loop(struct lifter *L, struct astra_ir_stmt *s, const struct header *h)
+{
+	struct astra_ir_node **old;
+	struct astra_ir_node *init = lift_eval(L, h->init), *e = NULL;
+	struct lvar *changed = NULL, *off;
+	size_t saved = L->nr_vars, j;
+	const char *op;
+	int halving = lift_is(init, "16") && (!strcmp(h->cmp, ">") || !strcmp(h->cmp, ">=")) &&
+		      (step_is(L, h, "/=", "2") || step_is(L, h, ">>=", "1"));
+	int doubling = lift_is(init, "1") && !strcmp(h->cmp, "<") && lift_is(lift_eval(L, h->bound), "32") &&
+		       (step_is(L, h, "*=", "2") || step_is(L, h, "<<=", "1"));
+	if (!halving && !doubling)
+		lift_fail(L, "a shuffle loop that does not cover a warp's 32 lanes: `%s`", s->text);
+	old = astra_ir_alloc(L->ar, (saved + 1) * sizeof(*old));   /* the arena: lift_fail longjmps */
+	for (j = 0; j < saved; j++)
+		old[j] = L->vars[j].val;
+	off = lift_declare(L, h->var);
+	off->val = astra_ir_node(L->ar, IR_ATOM, "off", 0);
+	L->in_shfl++;
+	lift_stmt(L, s->body, 0);
+	L->in_shfl--;
+	L->nr_vars = saved;
+	for (j = 0; j < saved; j++)
+		if (L->vars[j].val != old[j]) {
+			if (changed)
+				lift_fail(L, "a shuffle loop that changes two variables");
+			changed = &L->vars[j];
+		}
+	if (!changed)
+		lift_fail(L, "a shuffle loop that changes no variable");
+	op = combination(changed->val, old[changed - L->vars], &e);
+	if (!op || e->kind != IR_CALL || strcmp(e->s, "__shfl") || e->a[0] != old[changed - L->vars] ||
+	    e->a[1]->kind != IR_ATOM || strcmp(e->a[1]->s, "off"))
+		lift_fail(L, "a shuffle loop that is not a sum, max or min of `%s` and its shuffled value", changed->name);
+	changed->val = lift_combine(L, op, IR_SCOPE_WARP, old[changed - L->vars]);
+}
+
+/* for (s = blockDim.x / 2; s > 0; s >>= 1) { if (tid < s) sh[tid] += sh[tid + s]; __syncthreads(); } */
+static void tree_loop(struct lifter *L, struct astra_ir_stmt *s, const struct header *h)
+{
+	struct astra_ir_stmt *b = s->body, *iff = NULL, *as;
+	struct astra_ir_node *e;
+	struct lvar *v;
+	const char *op = NULL, *n;
+	size_t j;
+	if (!(!strcmp(h->cmp, ">") || !strcmp(h->cmp, "!=")) || !(!strcmp(h->how, ">>=") || !strcmp(h->how, "/=")))
+		lift_fail(L, "a shared-memory reduction loop that does not halve to 0: `%s`", s->text);
+	for (j = 0; b && j < (b->kind == ST_BLOCK ? b->nr_kids : 1); j++) {
+		struct astra_ir_stmt *k = b->kind == ST_BLOCK ? b->kids[j] : b;
+		if (k->kind == ST_IF && !iff)
+			iff = k;
+		else if (!(k->kind == ST_EMPTY || (k->kind == ST_EXPR && mentions(k->e, "__sync"))))
+			lift_fail(L, "a shared-memory reduction loop does more than combine: `%s`", k->text);
+	}
+	as = iff ? single(iff->body) : NULL;
+	if (!as || as->kind != ST_EXPR || as->e->kind != IR_ASSIGN || as->e->a[0]->kind != IR_INDEX ||
+	    !(n = name_of(as->e->a[0]->a[0])) || !(v = lift_var(L, n)) || !v->shared)
+		lift_fail(L, "a reduction loop whose step is not `sh[tid] op= sh[tid + s]`: `%s`", s->text);
+	e = as->e->a[1];
+	if (!strcmp(as->e->s, "+="))
+		op = "sum";
+	else if (!strcmp(as->e->s, "=") && e->kind == IR_CALL)
+		op = lift_reduce_op(e->s);
+	else if (!strcmp(as->e->s, "=") && e->kind == IR_BIN && !strcmp(e->s, "+"))
+		op = "sum";
+	if (!op)
+		lift_fail(L, "a shared-memory reduction that is not a sum, max or min: `%s`", iff->text);
+	if (!v->val)
+		lift_fail(L, "a shared-memory reduction of `%s` before anything is stored in it", v->name);
+	v->val = lift_combine(L, op, IR_SCOPE_BLOCK, v->val);
+	v->warp_slots = 0;
+}
+
+static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
+{
+	struct header h;
+	struct astra_ir_node *init, *step, *lim;
+	struct loopctx *lp;
+	struct lvar *var;
+	size_t saved = L->nr_vars, j;
+	int kind;
+	const char *axis;
+	if (!header(s, &h))
+		lift_fail(L, "a loop whose header is not `v = start; v < bound; v += step`: `%s`", s->text);
+	if (stmt_mentions(s->body, "__shfl")) {
+		shuffle_loop(L, s, &h);
+		return;
+	}
+	if (strcmp(h.cmp, "<") && strcmp(h.cmp, "<=")) {
+		tree_loop(L, s, &h);
+		return;
+	}
+	if (strcmp(h.cmp, "<"))
+		lift_fail(L, "a loop bound with `%s`: `%s`", h.cmp, s->text);
+	if (L->nr_loops >= 7)
+		lift_fail(L, "loops nested too deep");
+	init = lift_bind(L, lift_eval(L, h.init));
+	step = h.step ? lift_bind(L, lift_eval(L, h.step)) : lift_num(L, "1");
+	lim = lift_eval(L, h.bound);
+	if (strcmp(h.how, "+="))
+		lift_fail(L, "a loop that does not count up: `%s`", s->text);
+	if (lift_is(init, "0") && lift_is(step, "1")) {
+		kind = LOOP_SEQ;
+		axis = "c";
+	} else if (lift_is(init, "tid.x") && (lift_is(step, "bdim.x") || (L->k->pragma.block && lift_is(step, L->k->pragma.block) && strcmp(L->k->pragma.block, "1")))) {
+		if (L->ir->mapping == IR_MAP_2D_ROWS && L->lanes_x != 32)
+			lift_fail(L, "2-D blocks whose x size is not a warp (32) is not modelled yet");
+		if (L->ir->mapping != IR_MAP_BLOCK && L->ir->mapping != IR_MAP_2D_ROWS)
+			lift_fail(L, "a loop spread over a block's threads, but no row per block: `%s`", s->text);
+		kind = LOOP_SPREAD;
+		axis = "c";
+	} else if (init->kind == IR_ATOM && !strcmp(init->s, "lane") && lift_is(step, "32")) {
+		if (L->ir->mapping != IR_MAP_WARP)
+			lift_fail(L, "a loop over a warp's lanes, but no row per warp: `%s`", s->text);
+		kind = LOOP_SPREAD;
+		axis = "c";
+	} else if (init->kind == IR_ATOM && !strcmp(init->s, "i") && lift_is(step, "bdim.x*gdim.x")) {
+		L->ir->mapping = IR_MAP_GRID_STRIDE;
+		kind = LOOP_GRID;
+		axis = "i";
+	} else if (init->kind == IR_ATOM && !strcmp(init->s, "r") && L->ir->mapping == IR_MAP_BLOCK &&
+		   lift_is(step, "gdim.x")) {
+		kind = LOOP_SEQ;
+		axis = "r";
+	} else {
+		lift_fail(L, "a loop that is neither over a row's columns nor a grid-stride loop: `%s`", s->text);
+	}
+	if (!strcmp(axis, "c")) {
+		for (j = 0; j < (size_t)L->nr_loops; j++)
+			if (!strcmp(L->loops[j].axis, "c"))
+				lift_fail(L, "nested loops over columns: `%s`", s->text);
+		if (L->split)
+			lift_fail(L, "a loop over columns in a kernel whose flat index is split into a row and a column");
+		L->uses_c = 1;
+		L->c_loop = 1;
+	}
+	lift_set_extent(L, &(struct astra_ir_node){.kind = IR_ATOM, .s = axis}, lim);
+	var = lift_declare(L, h.var);
+	var->val = astra_ir_node(L->ar, IR_ATOM, axis, 0);
+	lp = &L->loops[L->nr_loops++];
+	memset(lp, 0, sizeof(*lp));
+	lp->axis = axis;
+	lp->kind = kind;
+	lp->rows = !strcmp(axis, "r");
+	for (j = 0; j < L->nr_vars; j++)
+		L->vars[j].loop_reads = 0;
+	lift_stmt(L, s->body, 0);
+	L->nr_loops--;
+	L->nr_vars = saved;
+	for (j = 0; j < L->nr_vars; j++)
+		if (L->vars[j].acc_loop > L->nr_loops)
+			L->vars[j].acc_loop = 0;
+}
+
+void lift_stmt(struct lifter *L, struct astra_ir_stmt *s, int top)
+{
+	size_t j;
+	struct lvar *v;
+	if (L->returned)
+		return;
+	if (!L->depth)
+		L->line = s->line ? s->line : L->line;
+	switch (s->kind) {
+	case ST_EMPTY:
+		return;
+	case ST_BLOCK:
+		for (j = 0; j < s->nr_kids && !L->returned; j++)
+			lift_stmt(L, s->kids[j], top);
+		return;
+	case ST_DECL:
+		if (s->is_array && !s->is_shared)
+			lift_fail(L, "a local array (`%s`) is not modelled", s->name);
+		v = lift_declare(L, s->name);
+		v->shared = s->is_shared;
+		v->array = s->is_array;
+		if (s->init)
+			v->val = lift_bind(L, lift_eval(L, s->init));
+		return;
+	case ST_EXPR:
+		expr_stmt(L, s->e);
+		return;
+	case ST_IF:
+		if_stmt(L, s);
+		return;
+	case ST_FOR:
+		for_stmt(L, s);
+		return;
+	case ST_RETURN:
+		if (L->depth) {
+			if (!s->init)
+				lift_fail(L, "a helper returns no value");
+			L->ret = lift_eval(L, s->init);
+		} else if (L->nr_loops) {
+			lift_fail(L, "a return inside a loop");
+		}
+		L->returned = 1;
+		return;
+	case ST_WHILE:
+		lift_fail(L, "a while loop is not modelled yet: `%s`", s->text);
+		return;
+	case ST_BREAK:
+	case ST_CONTINUE:
+		lift_fail(L, "`%s` is not modelled", s->kind == ST_BREAK ? "break" : "continue");
+		return;
+	}
+	(void)top;
+}

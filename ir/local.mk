@@ -1,0 +1,11 @@
+## ir/ - what a kernel computes, independent of its mapping to threads:
+## the IR, its canonical text, and the lifting from the front end's model
+## (doc/lift.md).
+
+libastra_a_SOURCES += \
+	ir/ir.h ir/node.c \
+	ir/print.c ir/print.h \
+	ir/parse.c ir/parse.h \
+	ir/lift.c ir/lift.h \
+	ir/lift-stmt.c \
+	ir/lower.c ir/lower.h
