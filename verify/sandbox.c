@@ -173,7 +173,8 @@ int astra_sandbox_landlock_available(const char **why)
 /*
  * The ruleset of a run: writes (creating, writing, truncating, removing,
  * renaming, linking) only beneath the private directory, also_writable,
- * /dev (the GPU's device files, /dev/null, /dev/shm), the CUDA driver's
+ * /dev (the GPU's device files, /dev/null, /dev/shm), /proc (the CUDA
+ * driver writes there when it starts), the CUDA driver's
  * cache (CUDA_CACHE_PATH, else ~/.nv) when it exists, and the test suite's
  * ASTRA_CC_TEST_SANDBOX_WRITABLE.  Reading and executing stay allowed
  * everywhere.  -1 (no ruleset) where Landlock is not available.
@@ -195,7 +196,11 @@ static int make_ruleset(const struct astra_sandbox *sb, const char *also_writabl
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0)
 		return -1;
+	/* /proc: the CUDA driver writes there when it starts (cudaFree(0) fails with "OS call
+	 * failed" without it; seen on an H200 host, Linux 6.18); its writable files are the
+	 * process's own or need privileges the test program does not have. */
 	if (landlock_allow(fd, sb->dir, rights) < 0 || landlock_allow(fd, "/dev", rights) < 0 ||
+	    landlock_allow(fd, "/proc", rights) < 0 ||
 	    (also_writable && landlock_allow(fd, also_writable, rights) < 0)) {
 		error("cannot add a Landlock rule for the sandbox: %s", strerror(errno));
 		close(fd);

@@ -140,6 +140,11 @@ int main(void)
 		fprintf(out, "write /dev/null: %s\n", f && fputs("x", f) >= 0 && fflush(f) == 0 ? "done" : strerror(errno));
 		if (f)
 			fclose(f);
+		/* What the CUDA driver does when it starts: write its own process's files in /proc. */
+		f = fopen("/proc/self/comm", "w");
+		fprintf(out, "write /proc/self/comm: %s\n", f && fputs("probe", f) >= 0 && fflush(f) == 0 ? "done" : strerror(errno));
+		if (f)
+			fclose(f);
 		f = fopen("/etc/passwd", "r");
 		fprintf(out, "read /etc/passwd: %s\n", f ? "done" : strerror(errno));
 		if (f)
