@@ -67,22 +67,32 @@ static void compile_of(const struct astra_invocation *pre, struct astra_invocati
 	astra_cmdline_parse(&inv->cl, (int)inv->argv.nr, inv->argv.v);
 }
 
-int astra_ccache_preprocess(struct astra_invocation *inv)
+/* Run the command as nvcc would, in the foreground: 0, or the status to exit with. */
+static int run_unmodified(struct astra_invocation *inv)
 {
 	struct astra_vec cmd = ASTRA_VEC_INIT;
-	struct astra_invocation comp;
-	struct astra_buf text = ASTRA_BUF_INIT;
 	struct astra_run_opts ro;
 	int status;
 
 	astra_invocation_command(inv, inv->argv.v, inv->argv.nr, &cmd);
+	astra_guard_prepare(inv->nvcc);
 	memset(&ro, 0, sizeof(ro));
 	ro.foreground = 1;
 	fflush(stdout);
 	status = astra_run(cmd.v, &ro);
 	astra_vec_clear(&cmd);
+	return status == 0 ? 0 : status < 0 ? 127 : status;
+}
+
+int astra_ccache_preprocess(struct astra_invocation *inv)
+{
+	struct astra_invocation comp;
+	struct astra_buf text = ASTRA_BUF_INIT;
+	int status;
+
+	status = run_unmodified(inv);
 	if (status != 0)
-		return status < 0 ? 127 : status;
+		return status;
 
 	compile_of(inv, &comp);
 	astra_buf_adds(&text, NO_DIRECT_MODE);
@@ -195,20 +205,12 @@ static int add_dependency(const char *path)
 
 int astra_ccache_depend_compile(struct astra_invocation *inv)
 {
-	struct astra_vec cmd = ASTRA_VEC_INIT;
-	struct astra_run_opts ro;
 	char *depfile;
 	int status;
 
-	astra_invocation_command(inv, inv->argv.v, inv->argv.nr, &cmd);
-	astra_guard_prepare(inv->nvcc);
-	memset(&ro, 0, sizeof(ro));
-	ro.foreground = 1;
-	fflush(stdout);
-	status = astra_run(cmd.v, &ro);
-	astra_vec_clear(&cmd);
+	status = run_unmodified(inv);
 	if (status != 0)
-		return status < 0 ? 127 : status;
+		return status;
 	depfile = inv->cl.dep_file ? xstrdup(inv->cl.dep_file) : astra_subst_default_depfile(&inv->cl);
 	if (!depfile || !strcmp(depfile, "-"))
 		warning("%s: ccache's depend mode: the dependency file cannot be known; ccache may record the "
