@@ -525,8 +525,11 @@ static void ws_close(struct workspace *ws)
  * "'cicc' died due to signal 2").  astra-cc must stop as nvcc does: the
  * interrupted compile is not a failure of the rewritten TU, and compiling
  * the original instead would turn ^C into a successful build.  So while
- * nvcc runs, a fatal signal is only noted (and passed on to nvcc, in case
- * it was sent to astra-cc alone); when nvcc has ended, the workspace is
+ * nvcc runs, a fatal signal is only noted, and passed on to nvcc a second
+ * later if nvcc is still running then (the signal was sent to astra-cc
+ * alone).  Not at once: nvcc has the signal too when it went to the group,
+ * and a second one while nvcc cleans up can kill it, which made astra-cc
+ * die of the signal where nvcc alone exits 2.  When nvcc has ended, the workspace is
  * removed and astra-cc ends with nvcc's status.  The handlers are set even
  * when a signal was ignored on entry (a background job of a script): nvcc
  * does the same for its tools, and stops on ^C in that case too.  nvcc
@@ -539,10 +542,18 @@ static volatile pid_t compile_pid;
 
 static void on_fatal_signal(int sig)
 {
-	pid_t pid = compile_pid;
+	if (!got_signal)
+		alarm(1); /* on_forward_alarm, unless nvcc has ended by then */
 	got_signal = sig;
-	if (pid > 0)
-		kill(pid, sig);
+}
+
+/* A second after a fatal signal: nvcc still runs, so it did not get it; pass it on. */
+static void on_forward_alarm(int sig)
+{
+	pid_t pid = compile_pid;
+	(void)sig;
+	if (pid > 0 && got_signal)
+		kill(pid, got_signal);
 }
 
 /* In nvcc's process, before exec: the dispositions astra-cc started with. */
@@ -557,6 +568,8 @@ static void restore_signals_in_child(void *data)
 			signal(fatal_signals[i], SIG_DFL);
 }
 
+static struct sigaction saved_alarm;
+
 static void catch_signals(void)
 {
 	struct sigaction sa;
@@ -564,9 +577,12 @@ static void catch_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_fatal_signal;
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGALRM);
 	got_signal = 0;
 	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
 		sigaction(fatal_signals[i], &sa, &saved_actions[i]);
+	sa.sa_handler = on_forward_alarm;
+	sigaction(SIGALRM, &sa, &saved_alarm);
 }
 
 static void release_signals(void)
@@ -574,6 +590,8 @@ static void release_signals(void)
 	size_t i;
 	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
 		sigaction(fatal_signals[i], &saved_actions[i], NULL);
+	alarm(0);
+	sigaction(SIGALRM, &saved_alarm, NULL);
 }
 
 /* Did the compile end because of a signal (to astra-cc, or to nvcc itself)? */
