@@ -9,4 +9,5 @@ libastra_a_SOURCES += \
 	ir/lift.c ir/lift.h \
 	ir/lift-stmt.c \
 	ir/lower.c ir/lower.h \
-	ir/lower-reduce.c ir/lower-reduce.h
+	ir/lower-reduce.c ir/lower-reduce.h \
+	ir/lower-transpose.c ir/lower-transpose.h

@@ -25,6 +25,7 @@ libastra_a_SOURCES += \
 	rules/r-rowmap.c \
 	rules/r-lower.c \
 	rules/r-lower-reduce.c \
+	rules/r-lower-transpose.c \
 	rules/explain.c rules/explain.h \
 	rules/planner.c rules/planner.h \
 	rules/r-tune.c \
