@@ -524,6 +524,41 @@ inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
 inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
 
+/*
+ * Atomics: the emulated threads run one at a time and switch only at
+ * barriers and shuffles, so a read-modify-write is atomic as written.
+ */
+template <typename T, typename U> inline T atomicAdd(T *p, U v)
+{
+	T old = *p;
+	*p = old + (T)v;
+	return old;
+}
+template <typename T, typename U> inline T atomicSub(T *p, U v)
+{
+	T old = *p;
+	*p = old - (T)v;
+	return old;
+}
+template <typename T, typename U> inline T atomicMax(T *p, U v)
+{
+	T old = *p;
+	*p = old < (T)v ? (T)v : old;
+	return old;
+}
+template <typename T, typename U> inline T atomicMin(T *p, U v)
+{
+	T old = *p;
+	*p = (T)v < old ? (T)v : old;
+	return old;
+}
+template <typename T, typename U> inline T atomicExch(T *p, U v)
+{
+	T old = *p;
+	*p = (T)v;
+	return old;
+}
+
 /* the read-only path is a plain load here */
 template <typename T> inline T __ldg(const T *p) { return *p; }
 

@@ -65,3 +65,7 @@ EXTRA_DIST += bench/run-capture bench/capture
 # Whole applications through astra-cc (issue 29): the driver and its lists
 # (bench/apps/README.md).
 EXTRA_DIST += bench/apps
+
+# The corpus of real kernels (issue 27, item 4): the list and the scripts
+# (bench/corpus/README); the projects' code is not in the tree.
+EXTRA_DIST += bench/corpus/README bench/corpus/corpus.list bench/corpus/annotate bench/corpus/explain bench/corpus/run

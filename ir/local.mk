@@ -8,4 +8,6 @@ libastra_a_SOURCES += \
 	ir/parse.c ir/parse.h \
 	ir/lift.c ir/lift.h \
 	ir/lift-stmt.c \
-	ir/lower.c ir/lower.h
+	ir/lower.c ir/lower.h \
+	ir/lower-reduce.c ir/lower-reduce.h \
+	ir/lower-transpose.c ir/lower-transpose.h

@@ -24,6 +24,8 @@ libastra_a_SOURCES += \
 	rules/rowmap.c rules/rowmap.h \
 	rules/r-rowmap.c \
 	rules/r-lower.c \
+	rules/r-lower-reduce.c \
+	rules/r-lower-transpose.c \
 	rules/explain.c rules/explain.h \
 	rules/planner.c rules/planner.h \
 	rules/r-tune.c \

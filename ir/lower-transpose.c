@@ -1,0 +1,209 @@
+/*
+ * lower-transpose.c - a transpose generated from its lifted form (see
+ * lower-transpose.h; doc/lift.md).
+ *
+ * For `out[c,r] = v(r,c)  (rows=R, cols=C)`, where v reads its buffers
+ * at [r,c] only (the naive transpose, or one that scales or converts on
+ * the way), the kernel it writes has each block of 32 x 8 threads take a
+ * 32 x 32 tile: four coalesced rounds compute v(r,c) into a shared tile
+ * (one padding column against bank conflicts), a barrier, four coalesced
+ * rounds store the tile transposed.  Both rounds check the original's
+ * bounds (r < R, c < C) for every element, so it writes exactly where the
+ * original writes.  Launch: grid dim3((C + 31) / 32, (R + 31) / 32),
+ * block dim3(32, 8).
+ */
+#include "autoconfig.h"
+
+#include <string.h>
+
+#include "ir/lower-transpose.h"
+#include "lib/util.h"
+
+struct tw {
+	struct astra_buf *why;
+	int bad;
+};
+
+static void refuse(struct tw *w, const char *what)
+{
+	if (!w->bad)
+		astra_buf_adds(w->why, what);
+	w->bad = 1;
+}
+
+static void emit(struct tw *w, const struct astra_ir_node *n, struct astra_buf *out)
+{
+	size_t j;
+	switch (n->kind) {
+	case IR_NUM:
+	case IR_NAME:
+		astra_buf_adds(out, n->s);
+		return;
+	case IR_ATOM:
+		if (!strcmp(n->s, "r"))
+			astra_buf_adds(out, "astra_r");
+		else if (!strcmp(n->s, "c"))
+			astra_buf_adds(out, "astra_c");
+		else
+			refuse(w, "a value of a thread index");
+		return;
+	case IR_LOAD:
+		astra_buf_addf(out, "%s[", n->s);
+		emit(w, n->a[0], out);
+		astra_buf_addch(out, ']');
+		return;
+	case IR_BIN:
+		astra_buf_addch(out, '(');
+		emit(w, n->a[0], out);
+		astra_buf_addf(out, " %s ", n->s);
+		emit(w, n->a[1], out);
+		astra_buf_addch(out, ')');
+		return;
+	case IR_UN:
+		astra_buf_addf(out, "(%s", n->s);
+		emit(w, n->a[0], out);
+		astra_buf_addch(out, ')');
+		return;
+	case IR_COND:
+		astra_buf_addch(out, '(');
+		emit(w, n->a[0], out);
+		astra_buf_adds(out, " ? ");
+		emit(w, n->a[1], out);
+		astra_buf_adds(out, " : ");
+		emit(w, n->a[2], out);
+		astra_buf_addch(out, ')');
+		return;
+	case IR_CALL:
+		astra_buf_addf(out, "%s(", n->s);
+		for (j = 0; j < n->nr; j++) {
+			if (j)
+				astra_buf_adds(out, ", ");
+			emit(w, n->a[j], out);
+		}
+		astra_buf_addch(out, ')');
+		return;
+	default:
+		refuse(w, "a node the lowering does not emit (a reduction, a pointer, a shared array)");
+		return;
+	}
+}
+
+/* Every load of n is at [r,c] (its index printed alone reads `[r,c]` in the one-line form). */
+static int loads_at_rc(const struct astra_ir_node *n, const char *rc)
+{
+	size_t j;
+	if (n->kind == IR_LOAD) {
+		struct astra_buf t = ASTRA_BUF_INIT;
+		int ok;
+		astra_ir_print_expr(n->a[0], &t);
+		/* the lifter's offsets: `... + 0` */
+		if (t.len > 4 && !strcmp(t.buf + t.len - 4, " + 0"))
+			t.buf[t.len -= 4] = 0;
+		ok = t.buf && !strcmp(t.buf, rc);
+		astra_buf_release(&t);
+		return ok;
+	}
+	for (j = 0; j < n->nr; j++)
+		if (!loads_at_rc(n->a[j], rc))
+			return 0;
+	return 1;
+}
+
+int astra_ir_is_transpose(const struct astra_ir *ir, struct astra_buf *why)
+{
+	struct astra_buf line = ASTRA_BUF_INIT, rc = ASTRA_BUF_INIT, cr = ASTRA_BUF_INIT;
+	const struct astra_ir_store *s = ir->nr_stores == 1 ? &ir->stores[0] : NULL;
+	int ok = 0;
+	if (!s) {
+		astra_buf_addf(why, "%zu stores; a transpose has one", ir->nr_stores);
+		return 0;
+	}
+	if (!ir->rows || !ir->cols) {
+		astra_buf_adds(why, "not a rows x columns computation");
+		return 0;
+	}
+	if (s->accumulate) {
+		astra_buf_adds(why, "an atomic store");
+		return 0;
+	}
+	/* the one-line form writes c*rows + r as [c,r]: the printer's canonical view of the index */
+	astra_ir_print(ir, &line);
+	astra_buf_addf(&cr, "%s[c,r] = ", s->buf);
+	if (!line.buf || strncmp(line.buf, cr.buf, cr.len)) {
+		astra_buf_adds(why, "the store is not out[c * rows + r] (`out[c,r]`)");
+		goto out;
+	}
+	/* the canonical text of r * cols + c, as the lifter's own loads print it */
+	{
+		struct astra_ir_arena ar = { NULL, 0, 0 };
+		struct astra_ir_node *e = astra_ir_node(&ar, IR_BIN, "+", 2,
+							astra_ir_node(&ar, IR_BIN, "*", 2, astra_ir_node(&ar, IR_ATOM, "r", 0),
+								      astra_ir_node(&ar, IR_NAME, ir->cols, 0)),
+							astra_ir_node(&ar, IR_ATOM, "c", 0));
+		astra_ir_print_expr(e, &rc);
+		astra_ir_arena_release(&ar);
+	}
+	if (!loads_at_rc(s->value, rc.buf)) {
+		astra_buf_adds(why, "the value reads a buffer elsewhere than at [r,c]");
+		goto out;
+	}
+	ok = 1;
+out:
+	astra_buf_release(&line);
+	astra_buf_release(&rc);
+	astra_buf_release(&cr);
+	return ok;
+}
+
+int astra_ir_lower_transpose(const struct astra_ir *ir, const struct astra_kernel *k, const char *elem,
+			     struct astra_buf *out, struct astra_buf *why)
+{
+	struct tw w = { why, 0 };
+	struct astra_buf body = ASTRA_BUF_INIT, val = ASTRA_BUF_INIT, at = ASTRA_BUF_INIT;
+	size_t sig = k->body_start > k->start ? k->body_start - k->start : 0;
+	const struct astra_ir_store *s;
+
+	if (!astra_ir_is_transpose(ir, why))
+		return -1;
+	s = &ir->stores[0];
+	emit(&w, s->value, &val);
+	emit(&w, s->index, &at);
+	astra_buf_addf(&body,
+		       "{\n"
+		       "\t/* astra-cc lowering: transpose through a 32x32 tile in shared memory */\n"
+		       "\t__shared__ %s astra_tile[32][33];\n"
+		       "\tconst long long astra_r0 = (long long)blockIdx.y * 32, astra_c0 = (long long)blockIdx.x * 32;\n"
+		       "#pragma unroll\n"
+		       "\tfor (int astra_k = 0; astra_k < 32; astra_k += 8) {\n"
+		       "\t\tconst long long astra_r = astra_r0 + astra_k + threadIdx.y;\n"
+		       "\t\tconst long long astra_c = astra_c0 + threadIdx.x;\n"
+		       "\t\tif (astra_r < (long long)(%s) && astra_c < (long long)(%s))\n"
+		       "\t\t\tastra_tile[astra_k + threadIdx.y][threadIdx.x] = %s;\n"
+		       "\t}\n"
+		       "\t__syncthreads();\n"
+		       "#pragma unroll\n"
+		       "\tfor (int astra_k = 0; astra_k < 32; astra_k += 8) {\n"
+		       "\t\tconst long long astra_r = astra_r0 + threadIdx.x;\n"
+		       "\t\tconst long long astra_c = astra_c0 + astra_k + threadIdx.y;\n"
+		       "\t\tif (astra_r < (long long)(%s) && astra_c < (long long)(%s))\n"
+		       "\t\t\t%s[%s] = astra_tile[threadIdx.x][astra_k + threadIdx.y];\n"
+		       "\t}\n"
+		       "}\n",
+		       elem, ir->rows, ir->cols, val.buf ? val.buf : "", ir->rows, ir->cols, s->buf, at.buf ? at.buf : "");
+	astra_buf_release(&val);
+	astra_buf_release(&at);
+	if (w.bad) {
+		astra_buf_release(&body);
+		return -1;
+	}
+	astra_buf_add(out, k->text, sig);
+	astra_buf_add(out, body.buf, body.len);
+	astra_buf_release(&body);
+	return 0;
+}
+
+void astra_ir_transpose_launch(const struct astra_ir *ir, struct astra_buf *grid, struct astra_buf *block)
+{
+	astra_buf_addf(grid, "dim3(((%s) + 31) / 32, ((%s) + 31) / 32)", ir->cols, ir->rows);
+	astra_buf_adds(block, "dim3(32, 8)");
+}

@@ -1,0 +1,1 @@
+#define COMMON_BLOCK 256
