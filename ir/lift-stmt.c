@@ -50,13 +50,20 @@ static void accumulate(struct lifter *L, struct lvar *v, const char *op, struct 
 {
 	struct loopctx *lp = inner(L);
 	struct astra_ir_node *r;
+	int seeded = !strcmp(lp->axis, "k") && !(!strcmp(op, "sum") && is_zero(v->val));
 	if (lp->rows)
 		lift_fail(L, "a loop over rows changes `%s`", v->name);
-	if (!strcmp(op, "sum") && !is_zero(v->val))
+	if (!strcmp(op, "sum") && !is_zero(v->val) && !seeded)
 		lift_fail(L, "the sum `%s` does not start at 0", v->name);
 	if (v->val->kind == IR_RED || v->val->kind == IR_PARTIAL)
 		lift_fail(L, "`%s` accumulates twice in one loop", v->name);
-	r = astra_ir_node(L->ar, lp->kind == LOOP_SEQ ? IR_RED : IR_PARTIAL, op, 1, e);
+	if (seeded && lift_depends(v->val, "k"))
+		lift_fail(L, "`%s` starts from a value of the loop over k", v->name);
+	/* over k (a contraction), a running value that starts elsewhere than the identity keeps its start */
+	if (seeded)
+		r = astra_ir_node(L->ar, IR_RED, op, 2, e, v->val);
+	else
+		r = astra_ir_node(L->ar, lp->kind == LOOP_SEQ ? IR_RED : IR_PARTIAL, op, 1, e);
 	r->axis = lp->axis;
 	r->scope = IR_SCOPE_THREAD;
 	v->val = r;
@@ -133,6 +140,34 @@ static void store_shared(struct lifter *L, struct lvar *v, struct astra_ir_node 
 	v->val = val;
 }
 
+/*
+ * c[i * n + j] += e inside a thread's loop over k (a contraction whose
+ * running sum is the output element itself): the element becomes its
+ * value before the loop, the seed, plus the sum over k of e.  Nothing in
+ * the loop may read the element again (lift.c's deref refuses it) or
+ * store it twice.
+ */
+static void accumulate_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_node *e)
+{
+	struct astra_ir_node *old, *x, *r;
+	size_t j;
+	if (strcmp(e->s, "+="))
+		lift_fail(L, "a store inside the loop over k that is not an accumulation `%s`",
+			  "out[...] += ...");
+	old = lift_eval(L, lhs);
+	x = lift_eval(L, e->a[1]);
+	if (lift_depends(old, "k"))
+		lift_fail(L, "an accumulation inside the loop over k into a place that depends on k");
+	r = astra_ir_node(L->ar, IR_RED, "sum", 2, x, old);
+	r->axis = "k";
+	r->scope = IR_SCOPE_THREAD;
+	lift_store(L, lhs, r, 0);
+	j = L->ir->nr_stores - 1;   /* lift_store appends */
+	if (lift_depends(L->ir->stores[j].index, "k"))
+		lift_fail(L, "an accumulation inside the loop over k into a place that depends on k");
+	L->ir->stores[j].open_loop = L->nr_loops;
+}
+
 static void expr_stmt(struct lifter *L, struct astra_ir_node *e)
 {
 	struct lvar *v;
@@ -150,6 +185,10 @@ static void expr_stmt(struct lifter *L, struct astra_ir_node *e)
 		}
 		if (lhs->kind == IR_INDEX && (n = name_of(lhs->a[0])) && (v = lift_var(L, n)) && v->shared) {
 			store_shared(L, v, lhs->a[1], e->s, e->a[1]);
+			return;
+		}
+		if (inner(L) && !strcmp(inner(L)->axis, "k")) {
+			accumulate_store(L, lhs, e);
 			return;
 		}
 		if (!strcmp(e->s, "=")) {
@@ -191,7 +230,8 @@ static void split(struct astra_ir_node *c, const char *op, struct astra_ir_node 
 
 void lift_set_extent(struct lifter *L, const struct astra_ir_node *a, struct astra_ir_node *bound)
 {
-	struct astra_ir_node **slot = !strcmp(a->s, "i") ? &L->ext_i : !strcmp(a->s, "r") ? &L->ext_r : &L->ext_c;
+	struct astra_ir_node **slot = !strcmp(a->s, "i") ? &L->ext_i : !strcmp(a->s, "r") ? &L->ext_r :
+				      !strcmp(a->s, "k") ? &L->ext_k : &L->ext_c;
 	if (!*slot)
 		*slot = bound;
 	else if (strcmp(lift_ext(L, *slot), lift_ext(L, bound)))
@@ -504,7 +544,14 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 	lim = lift_eval(L, h.bound);
 	if (strcmp(h.how, "+="))
 		lift_fail(L, "a loop that does not count up: `%s`", s->text);
-	if (lift_is(init, "0") && lift_is(step, "1")) {
+	if (lift_is(init, "0") && lift_is(step, "1") && L->ir->mapping == IR_MAP_2D) {
+		/* a thread of a 2-D grid owns out[r, c]: its own loop is a contraction's inner axis */
+		for (j = 0; j < (size_t)L->nr_loops; j++)
+			if (!strcmp(L->loops[j].axis, "k"))
+				lift_fail(L, "nested loops inside a thread of a 2-D grid: `%s`", s->text);
+		kind = LOOP_SEQ;
+		axis = "k";
+	} else if (lift_is(init, "0") && lift_is(step, "1")) {
 		kind = LOOP_SEQ;
 		axis = "c";
 	} else if (lift_is(init, "tid.x") && (lift_is(step, "bdim.x") || (L->k->pragma.block && lift_is(step, L->k->pragma.block) && strcmp(L->k->pragma.block, "1")))) {
@@ -555,6 +602,9 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 	for (j = 0; j < L->nr_vars; j++)
 		if (L->vars[j].acc_loop > L->nr_loops)
 			L->vars[j].acc_loop = 0;
+	for (j = 0; j < L->ir->nr_stores; j++)
+		if (L->ir->stores[j].open_loop > L->nr_loops)
+			L->ir->stores[j].open_loop = 0;
 }
 
 void lift_stmt(struct lifter *L, struct astra_ir_stmt *s, int top)

@@ -8,4 +8,4 @@ libastra_a_SOURCES += \
 	ir/parse.c ir/parse.h \
 	ir/lift.c ir/lift.h \
 	ir/lift-stmt.c \
-	ir/lower.c ir/lower.h
+	ir/lower.c ir/lower-nest.c ir/lower.h

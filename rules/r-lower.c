@@ -9,6 +9,13 @@
  * block all-reduce (warp shuffles and per-warp partials).  The variant
  * carries its launch (the same grid, its own block).  Only float
  * buffers: the IR drops conversions.
+ *
+ * Rule "lower-contract": a kernel that lifts to a contraction (a 2-D grid,
+ * a thread per out[r, c], a loop over k: the matrix products of PolyBench's
+ * shape) is generated again with its operands staged in shared-memory
+ * tiles (ir/lower-nest.c): grid dim3(ceil(cols/T), ceil(rows/T)), block
+ * dim3(T, T), T = 16 (the argument: 8, 16 or 32).  float or double
+ * buffers, all of one type.
  */
 #include "autoconfig.h"
 
@@ -84,6 +91,101 @@ out:
 	astra_buf_release(&w);
 	return ret;
 }
+
+/* The one element type of every buffer, float or double; NULL (why set) otherwise. */
+static const char *one_type(struct astra_rk *rk, struct astra_buf *why)
+{
+	static const char *const ok[] = {"float", "double"};
+	const char *type = NULL;
+	size_t j, m;
+	for (j = 0; j < rk->k->nr_params; j++) {
+		const struct astra_param *p = &rk->k->params[j];
+		char *t;
+		const char *found = NULL;
+		if (!p->is_pointer)
+			continue;
+		t = astra_rk_resolve_type(rk, p->elem_type ? p->elem_type : p->type);
+		for (m = 0; m < 2 && t; m++)
+			if (!strcmp(t, ok[m]))
+				found = ok[m];
+		free(t);
+		if (!found || (type && type != found)) {
+			astra_buf_addf(why, "`%s` is not a float or double buffer like the others (the IR drops conversions)",
+				       p->name);
+			return NULL;
+		}
+		type = found;
+	}
+	if (!type)
+		astra_buf_adds(why, "no buffer");
+	return type;
+}
+
+static int apply_contract(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	struct astra_ir ir;
+	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
+	const char *type;
+	char *grid = NULL, *block = NULL;
+	int tile = arg ? atoi(arg) : 16, ret = 0;
+	if (tile != 8 && tile != 16 && tile != 32) {
+		astra_buf_addf(why, "the tile `%s` is not 8, 16 or 32", arg);
+		return 0;
+	}
+	if (rk->steps.nr) {
+		astra_buf_adds(why, "lowers the original kernel only (it must be the first step)");
+		return 0;
+	}
+	if (astra_ir_lift(rk->k, &ir, &w) < 0) {
+		astra_buf_adds(why, "the kernel does not lift (the `not lifted:` line says why)");
+		goto out;
+	}
+	if (!ir.inner) {
+		astra_buf_addf(why, "written as %s with no loop over k; only contractions (a 2-D grid, a thread per "
+				    "element, a loop over k) are tiled", astra_ir_mapping_name(ir.mapping));
+		goto out;
+	}
+	astra_buf_reset(&w);
+	/* what does not lower first (it names the line), then the buffers' type */
+	if (astra_ir_lower_contract(&ir, rk->k, "float", tile, &text, &w) < 0) {
+		astra_buf_addf(why, "does not lower: %s", w.buf ? w.buf : "?");
+		goto out;
+	}
+	if (!(type = one_type(rk, why)))
+		goto out;
+	if (strcmp(type, "float")) {
+		astra_buf_reset(&text);
+		if (astra_ir_lower_contract(&ir, rk->k, type, tile, &text, &w) < 0)
+			goto out;
+	}
+	grid = xasprintf("dim3(((%s) + %d) / %d, ((%s) + %d) / %d)", ir.cols, tile - 1, tile, ir.rows, tile - 1, tile);
+	block = xasprintf("dim3(%d, %d)", tile, tile);
+	if (!astra_rk_params_only(rk, grid)) {
+		astra_buf_addf(why, "the extents (rows=%s, cols=%s) name what a host launcher cannot evaluate", ir.rows,
+			       ir.cols);
+		goto out;
+	}
+	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
+	astra_rk_set_launch(rk, grid, block, "0");
+	ret = 1;
+out:
+	free(grid);
+	free(block);
+	astra_ir_release(&ir);
+	astra_buf_release(&text);
+	astra_buf_release(&w);
+	return ret;
+}
+
+const struct astra_rule astra_rule_lower_contract = {
+	.name = "lower-contract",
+	.summary = "contraction (2-D grid, a thread per out[r,c], a loop over k) -> generated from its lifted form: "
+		   "operands staged in T x T shared-memory tiles (T=16, or the argument 8/32)",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist",
+	.apply = apply_contract,
+};
 
 const struct astra_rule astra_rule_lower_rows = {
 	.name = "lower-rows",

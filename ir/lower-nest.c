@@ -1,0 +1,377 @@
+/*
+ * lower-nest.c - code from the IR for loop nests with reuse (see
+ * lower.h): a contraction, out[r, c] = f(sum_k(g(A[r, k], B[k, c], ...))),
+ * lowered to a shared-memory tiled kernel.
+ *
+ * The kernel a contraction becomes: a 2-D grid of T x T blocks, a thread
+ * per output element as in the original, and the inner axis k walked in
+ * steps of T.  At each step every operand of the sum (a load whose index
+ * depends on k and on one of r, c) is staged in a T x (T + 1) shared tile
+ * by the block (one element per thread, the unit-stride index on
+ * threadIdx.x so the loads coalesce; zero outside the matrix), then each
+ * thread adds the step's terms from the tiles in the original's order of
+ * k.  The running sum starts where the original's did (its seed, or 0),
+ * so for each element the additions are the original's, in its order.
+ * The stores are the original's, under the original's guard: no element
+ * outside it is written, and out-of-range threads only help to load.
+ */
+#include "autoconfig.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/lower.h"
+#include "ir/print.h"
+#include "lib/util.h"
+
+#define MAX_OPERANDS 4
+
+struct operand {
+	const struct astra_ir_node *load;
+	const char *outer;           /* "r" or "c" */
+	int k_unit;                  /* the index has unit stride in k: threadIdx.x walks k when loading */
+};
+
+struct nw {
+	const struct astra_ir *ir;
+	const struct astra_kernel *k;
+	const struct astra_ir_node *red;
+	unsigned red_line;
+	struct operand ops[MAX_OPERANDS];
+	size_t nr_ops;
+	struct astra_ir_arena ar;
+	struct astra_buf *why;
+	int bad;
+	/* while emitting: the C names of the logical indices, and whether loads of the sum read tiles */
+	const char *name_r, *name_c, *name_k;
+	int tiles;
+};
+
+static void refuse(struct nw *w, unsigned line, const char *what)
+{
+	if (!w->bad) {
+		if (line)
+			astra_buf_addf(w->why, "%s:%u: ", w->k->file ? w->k->file : "?", line);
+		astra_buf_adds(w->why, what);
+	}
+	w->bad = 1;
+}
+
+static int depends(const struct astra_ir_node *n, const char *atom)
+{
+	size_t j;
+	if (n->kind == IR_ATOM && !strcmp(n->s, atom))
+		return 1;
+	for (j = 0; j < n->nr; j++)
+		if (depends(n->a[j], atom))
+			return 1;
+	return 0;
+}
+
+static int has_kind(const struct astra_ir_node *n, enum astra_ir_kind kind)
+{
+	size_t j;
+	if (n->kind == kind)
+		return 1;
+	for (j = 0; j < n->nr; j++)
+		if (has_kind(n->a[j], kind))
+			return 1;
+	return 0;
+}
+
+static int same_expr(const struct astra_ir_node *a, const struct astra_ir_node *b)
+{
+	struct astra_buf x = ASTRA_BUF_INIT, y = ASTRA_BUF_INIT;
+	int r;
+	astra_ir_print_expr(a, &x);
+	astra_ir_print_expr(b, &y);
+	r = x.len == y.len && (!x.len || !strcmp(x.buf, y.buf));
+	astra_buf_release(&x);
+	astra_buf_release(&y);
+	return r;
+}
+
+/* n with the atom `from` replaced by `to`, in w's arena. */
+static struct astra_ir_node *subst(struct nw *w, const struct astra_ir_node *n, const char *from,
+				   struct astra_ir_node *to)
+{
+	struct astra_ir_node *c;
+	size_t j;
+	if (n->kind == IR_ATOM && !strcmp(n->s, from))
+		return to;
+	c = astra_ir_alloc(&w->ar, sizeof(*c));
+	*c = *n;
+	if (n->nr) {
+		c->a = astra_ir_alloc(&w->ar, n->nr * sizeof(*c->a));
+		for (j = 0; j < n->nr; j++)
+			c->a[j] = subst(w, n->a[j], from, to);
+	}
+	return c;
+}
+
+/* Does index n advance by 1 when k does? */
+static int unit_in(struct nw *w, const struct astra_ir_node *n, const char *atom)
+{
+	struct astra_ir_node *k1 = astra_ir_node(&w->ar, IR_BIN, "+", 2, astra_ir_node(&w->ar, IR_ATOM, atom, 0),
+						 astra_ir_node(&w->ar, IR_NUM, "1", 0));
+	struct astra_ir_node *d = astra_ir_node(&w->ar, IR_BIN, "-", 2, subst(w, n, atom, k1), (struct astra_ir_node *)n);
+	struct astra_buf t = ASTRA_BUF_INIT;
+	int r;
+	astra_ir_print_poly(d, &t);
+	r = t.len && !strcmp(t.buf, "1");
+	astra_buf_release(&t);
+	return r;
+}
+
+static void find_red(struct nw *w, const struct astra_ir_node *n, unsigned line)
+{
+	size_t j;
+	if (n->kind == IR_RED || n->kind == IR_PARTIAL) {
+		if (n->kind == IR_PARTIAL || !n->axis || strcmp(n->axis, "k")) {
+			refuse(w, line, "a reduction that is not over k");
+			return;
+		}
+		if (w->red && !same_expr(w->red, n)) {
+			refuse(w, line, "two different sums over k");
+			return;
+		}
+		w->red = n;
+		w->red_line = line;
+		if (n->nr > 1)
+			find_red(w, n->a[1], line);   /* a seed holds no second reduction */
+		if (has_kind(n->a[0], IR_RED))
+			refuse(w, line, "a reduction inside the sum over k");
+		return;
+	}
+	for (j = 0; j < n->nr; j++)
+		find_red(w, n->a[j], line);
+}
+
+/* The loads of the sum's body: each a tile operand. */
+static void find_operands(struct nw *w, const struct astra_ir_node *n)
+{
+	size_t j;
+	if (n->kind == IR_LOAD) {
+		int dr = depends(n->a[0], "r"), dc = depends(n->a[0], "c"), dk = depends(n->a[0], "k");
+		if (has_kind(n->a[0], IR_LOAD)) {
+			refuse(w, w->red_line, "a gather inside the sum over k (an index read from memory)");
+			return;
+		}
+		if (!dk) {
+			refuse(w, w->red_line, "a load inside the sum over k that does not depend on k");
+			return;
+		}
+		if (dr == dc) {
+			refuse(w, w->red_line, dr ? "a load inside the sum over k that depends on r, c and k" :
+					       "a load inside the sum over k that depends on k alone (a vector)");
+			return;
+		}
+		for (j = 0; j < w->nr_ops; j++)
+			if (same_expr(w->ops[j].load, n))
+				return;
+		if (w->nr_ops == MAX_OPERANDS) {
+			refuse(w, w->red_line, "more than four operands in the sum over k");
+			return;
+		}
+		w->ops[w->nr_ops].load = n;
+		w->ops[w->nr_ops].outer = dr ? "r" : "c";
+		w->ops[w->nr_ops].k_unit = unit_in(w, n->a[0], "k");
+		w->nr_ops++;
+		return;
+	}
+	for (j = 0; j < n->nr; j++)
+		find_operands(w, n->a[j]);
+}
+
+/* Does n load buf at an index other than `at`? */
+static int loads_elsewhere(const struct astra_ir_node *n, const char *buf, const struct astra_ir_node *at)
+{
+	size_t j;
+	if (n->kind == IR_LOAD && !strcmp(n->s, buf) && !same_expr(n->a[0], at))
+		return 1;
+	for (j = 0; j < n->nr; j++)
+		if (loads_elsewhere(n->a[j], buf, at))
+			return 1;
+	return 0;
+}
+
+static void emit(struct nw *w, const struct astra_ir_node *n, struct astra_buf *out)
+{
+	size_t j;
+	switch (n->kind) {
+	case IR_NUM:
+	case IR_NAME:
+		astra_buf_adds(out, n->s);
+		return;
+	case IR_ATOM:
+		if (!strcmp(n->s, "r") && w->name_r)
+			astra_buf_adds(out, w->name_r);
+		else if (!strcmp(n->s, "c") && w->name_c)
+			astra_buf_adds(out, w->name_c);
+		else if (!strcmp(n->s, "k") && w->name_k)
+			astra_buf_adds(out, w->name_k);
+		else
+			refuse(w, 0, "a value of a thread index");
+		return;
+	case IR_LOAD:
+		if (w->tiles)
+			for (j = 0; j < w->nr_ops; j++)
+				if (same_expr(w->ops[j].load, n)) {
+					astra_buf_addf(out, "astra_t%zu[threadIdx.%s][astra_kk]", j,
+						       !strcmp(w->ops[j].outer, "r") ? "y" : "x");
+					return;
+				}
+		astra_buf_addf(out, "%s[", n->s);
+		emit(w, n->a[0], out);
+		astra_buf_addch(out, ']');
+		return;
+	case IR_BIN:
+		astra_buf_addch(out, '(');
+		emit(w, n->a[0], out);
+		astra_buf_addf(out, " %s ", n->s);
+		emit(w, n->a[1], out);
+		astra_buf_addch(out, ')');
+		return;
+	case IR_UN:
+		astra_buf_addf(out, "(%s", n->s);
+		emit(w, n->a[0], out);
+		astra_buf_addch(out, ')');
+		return;
+	case IR_COND:
+		astra_buf_addch(out, '(');
+		emit(w, n->a[0], out);
+		astra_buf_adds(out, " ? ");
+		emit(w, n->a[1], out);
+		astra_buf_adds(out, " : ");
+		emit(w, n->a[2], out);
+		astra_buf_addch(out, ')');
+		return;
+	case IR_CALL:
+		astra_buf_addf(out, "%s(", n->s);
+		for (j = 0; j < n->nr; j++) {
+			if (j)
+				astra_buf_adds(out, ", ");
+			emit(w, n->a[j], out);
+		}
+		astra_buf_addch(out, ')');
+		return;
+	case IR_RED:
+		if (n == w->red || same_expr(n, w->red))
+			astra_buf_adds(out, "astra_acc");
+		else
+			refuse(w, 0, "a reduction the lowering did not collect");
+		return;
+	default:
+		refuse(w, 0, "a node the lowering does not emit");
+		return;
+	}
+}
+
+static int check(struct nw *w)
+{
+	const struct astra_ir *ir = w->ir;
+	size_t j, m;
+	if (ir->mapping != IR_MAP_2D || !ir->rows || !ir->cols || !ir->inner) {
+		refuse(w, 0, "not a contraction of a 2-D grid (a thread per out[r, c] and a loop over k)");
+		return -1;
+	}
+	for (j = 0; j < ir->nr_stores && !w->bad; j++) {
+		const struct astra_ir_store *s = &ir->stores[j];
+		if (s->accumulate)
+			refuse(w, s->line, "an atomic store");
+		else if (depends(s->index, "k"))
+			refuse(w, s->line, "a store whose place depends on k");
+		for (m = 0; m < ir->nr_stores && !w->bad; m++)
+			if (loads_elsewhere(ir->stores[m].value, s->buf, s->index))
+				refuse(w, s->line, "a stored buffer is read at another place");
+		if (!w->bad)
+			find_red(w, s->value, s->line);
+	}
+	if (!w->bad && !w->red)
+		refuse(w, ir->stores[0].line, "no sum over k");
+	if (!w->bad && strcmp(w->red->s, "sum"))
+		refuse(w, w->red_line, "a maximum or minimum over k (only sums are tiled)");
+	if (!w->bad)
+		find_operands(w, w->red->a[0]);
+	if (!w->bad && !w->nr_ops)
+		refuse(w, w->red_line, "no load inside the sum over k");
+	return w->bad ? -1 : 0;
+}
+
+int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int tile,
+			    struct astra_buf *out, struct astra_buf *why)
+{
+	struct nw w;
+	struct astra_buf b = ASTRA_BUF_INIT;
+	size_t j, sig = k->body_start > k->start ? k->body_start - k->start : 0;
+	const char *K = ir->inner;
+
+	memset(&w, 0, sizeof(w));
+	w.ir = ir;
+	w.k = k;
+	w.why = why;
+	if (check(&w) < 0)
+		goto out;
+	astra_buf_adds(&b, "{\n");
+	for (j = 0; j < w.nr_ops; j++)
+		astra_buf_addf(&b, "\t__shared__ %s astra_t%zu[%d][%d];\n", type, j, tile, tile + 1);
+	astra_buf_addf(&b, "\tconst int astra_r = blockIdx.y * %d + threadIdx.y;\n", tile);
+	astra_buf_addf(&b, "\tconst int astra_c = blockIdx.x * %d + threadIdx.x;\n", tile);
+	astra_buf_addf(&b, "\tconst bool astra_in = astra_r < (%s) && astra_c < (%s);\n", ir->rows, ir->cols);
+	astra_buf_addf(&b, "\t%s astra_acc = 0;\n", type);
+	w.name_r = "astra_r";
+	w.name_c = "astra_c";
+	if (w.red->nr > 1) {
+		astra_buf_adds(&b, "\tif (astra_in)\n\t\tastra_acc = ");
+		emit(&w, w.red->a[1], &b);
+		astra_buf_adds(&b, ";\n");
+	}
+	astra_buf_addf(&b, "\tfor (int astra_k0 = 0; astra_k0 < (%s); astra_k0 += %d) {\n", K, tile);
+	for (j = 0; j < w.nr_ops; j++) {
+		const struct operand *o = &w.ops[j];
+		/* the unit-stride index on threadIdx.x: consecutive threads load consecutive elements */
+		const char *to = o->k_unit ? "y" : "x", *tk = o->k_unit ? "x" : "y";
+		const char *ext = !strcmp(o->outer, "r") ? ir->rows : ir->cols;
+		astra_buf_adds(&b, "\t\t{\n");
+		astra_buf_addf(&b, "\t\t\tconst int astra_o = blockIdx.%s * %d + threadIdx.%s;\n",
+			       !strcmp(o->outer, "r") ? "y" : "x", tile, to);
+		astra_buf_addf(&b, "\t\t\tconst int astra_k = astra_k0 + threadIdx.%s;\n", tk);
+		astra_buf_addf(&b, "\t\t\tastra_t%zu[threadIdx.%s][threadIdx.%s] = astra_o < (%s) && astra_k < (%s) ? ", j, to,
+			       tk, ext, K);
+		w.name_r = !strcmp(o->outer, "r") ? "astra_o" : NULL;
+		w.name_c = !strcmp(o->outer, "c") ? "astra_o" : NULL;
+		w.name_k = "astra_k";
+		emit(&w, o->load, &b);
+		astra_buf_adds(&b, " : 0;\n\t\t}\n");
+	}
+	astra_buf_adds(&b, "\t\t__syncthreads();\n");
+	astra_buf_addf(&b, "\t\tconst int astra_kn = (%s) - astra_k0 < %d ? (%s) - astra_k0 : %d;\n", K, tile, K, tile);
+	astra_buf_adds(&b, "\t\tfor (int astra_kk = 0; astra_kk < astra_kn; astra_kk++)\n\t\t\tastra_acc = astra_acc + ");
+	w.name_r = "astra_r";
+	w.name_c = "astra_c";
+	w.name_k = "(astra_k0 + astra_kk)";
+	w.tiles = 1;
+	emit(&w, w.red->a[0], &b);
+	w.tiles = 0;
+	w.name_k = NULL;
+	astra_buf_adds(&b, ";\n\t\t__syncthreads();\n\t}\n\tif (astra_in) {\n");
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_addf(&b, "\t\tconst %s astra_v%zu = ", type, j);
+		emit(&w, ir->stores[j].value, &b);
+		astra_buf_adds(&b, ";\n");
+	}
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_addf(&b, "\t\t%s[", ir->stores[j].buf);
+		emit(&w, ir->stores[j].index, &b);
+		astra_buf_addf(&b, "] = astra_v%zu;\n", j);
+	}
+	astra_buf_adds(&b, "\t}\n}\n");
+	if (!w.bad) {
+		astra_buf_add(out, k->text, sig);
+		astra_buf_add(out, b.buf, b.len);
+	}
+out:
+	astra_buf_release(&b);
+	astra_ir_arena_release(&w.ar);
+	return w.bad ? -1 : 0;
+}
