@@ -3,9 +3,11 @@
  * lower.h): a contraction, out[r, c] = f(sum_k(g(A[r, k], B[k, c], ...))),
  * lowered to a shared-memory tiled kernel.
  *
- * The kernel a contraction becomes: a 2-D grid of T x T blocks, a thread
- * per output element as in the original, and the inner axis k walked in
- * steps of T.  At each step every operand of the sum (a load whose index
+ * The kernel a contraction becomes: T x T blocks, a thread per output
+ * element as in the original, each block taking the T x T tiles of the
+ * output in a grid-stride loop over both directions (so the original's
+ * grid, whatever block it was computed for, covers the output), and the
+ * inner axis k walked in steps of T.  At each step every operand of the sum (a load whose index
  * depends on k and on one of r, c) is staged in a T x (T + 1) shared tile
  * by the block (one element per thread, the unit-stride index on
  * threadIdx.x so the loads coalesce; zero outside the matrix), then each
@@ -303,7 +305,7 @@ int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel
 {
 	struct nw w;
 	struct astra_buf b = ASTRA_BUF_INIT;
-	size_t j, sig = k->body_start > k->start ? k->body_start - k->start : 0;
+	size_t j, tile_start, sig = k->body_start > k->start ? k->body_start - k->start : 0;
 	const char *K = ir->inner;
 
 	memset(&w, 0, sizeof(w));
@@ -315,8 +317,14 @@ int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel
 	astra_buf_adds(&b, "{\n");
 	for (j = 0; j < w.nr_ops; j++)
 		astra_buf_addf(&b, "\t__shared__ %s astra_t%zu[%d][%d];\n", type, j, tile, tile + 1);
-	astra_buf_addf(&b, "\tconst int astra_r = blockIdx.y * %d + threadIdx.y;\n", tile);
-	astra_buf_addf(&b, "\tconst int astra_c = blockIdx.x * %d + threadIdx.x;\n", tile);
+	/* the output's tiles, grid-stride in both directions: any grid covers them */
+	astra_buf_addf(&b, "\tfor (int astra_tr = blockIdx.y; astra_tr * %d < (%s); astra_tr += gridDim.y)\n", tile,
+		       ir->rows);
+	astra_buf_addf(&b, "\tfor (int astra_tc = blockIdx.x; astra_tc * %d < (%s); astra_tc += gridDim.x) {\n", tile,
+		       ir->cols);
+	tile_start = b.len;
+	astra_buf_addf(&b, "\tconst int astra_r = astra_tr * %d + threadIdx.y;\n", tile);
+	astra_buf_addf(&b, "\tconst int astra_c = astra_tc * %d + threadIdx.x;\n", tile);
 	astra_buf_addf(&b, "\tconst bool astra_in = astra_r < (%s) && astra_c < (%s);\n", ir->rows, ir->cols);
 	astra_buf_addf(&b, "\t%s astra_acc = 0;\n", type);
 	w.name_r = "astra_r";
@@ -333,8 +341,8 @@ int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel
 		const char *to = o->k_unit ? "y" : "x", *tk = o->k_unit ? "x" : "y";
 		const char *ext = !strcmp(o->outer, "r") ? ir->rows : ir->cols;
 		astra_buf_adds(&b, "\t\t{\n");
-		astra_buf_addf(&b, "\t\t\tconst int astra_o = blockIdx.%s * %d + threadIdx.%s;\n",
-			       !strcmp(o->outer, "r") ? "y" : "x", tile, to);
+		astra_buf_addf(&b, "\t\t\tconst int astra_o = astra_t%s * %d + threadIdx.%s;\n",
+			       !strcmp(o->outer, "r") ? "r" : "c", tile, to);
 		astra_buf_addf(&b, "\t\t\tconst int astra_k = astra_k0 + threadIdx.%s;\n", tk);
 		astra_buf_addf(&b, "\t\t\tastra_t%zu[threadIdx.%s][threadIdx.%s] = astra_o < (%s) && astra_k < (%s) ? ", j, to,
 			       tk, ext, K);
@@ -365,10 +373,17 @@ int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel
 		emit(&w, ir->stores[j].index, &b);
 		astra_buf_addf(&b, "] = astra_v%zu;\n", j);
 	}
-	astra_buf_adds(&b, "\t}\n}\n");
+	astra_buf_adds(&b, "\t}\n");
 	if (!w.bad) {
+		/* the tile's body one level in */
 		astra_buf_add(out, k->text, sig);
-		astra_buf_add(out, b.buf, b.len);
+		astra_buf_add(out, b.buf, tile_start);
+		for (j = tile_start; j < b.len; j++) {
+			if (j == tile_start || b.buf[j - 1] == '\n')
+				astra_buf_addch(out, '\t');
+			astra_buf_addch(out, b.buf[j]);
+		}
+		astra_buf_adds(out, "\t}\n}\n");
 	}
 out:
 	astra_buf_release(&b);

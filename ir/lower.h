@@ -25,10 +25,10 @@ int astra_ir_lower_rows(const struct astra_ir *ir, const struct astra_kernel *k,
  * (a 2-D grid, a thread per out[r, c], one sum over k whose loads each
  * depend on k and one of r, c), a kernel with k's signature that stages
  * the sum's operands in `tile` x `tile` shared-memory tiles of `type`
- * (the buffers' element type, "float" or "double"), adds the terms in the
- * original's order of k from the running value's original start, and
- * stores what the original stores under its guard.  The launch:
- * grid = dim3(ceil(cols / tile), ceil(rows / tile)), block = dim3(tile, tile).
+ * (the buffers' element type), adds the terms in the original's order of
+ * k from the running value's original start, and stores what the
+ * original stores under its guard.  The launch: block = dim3(tile, tile),
+ * any 2-D grid (blocks take the output's tiles in grid-stride loops).
  * Returns 0, or -1 with why saying what does not lower ("file:line: ..."
  * where a store's line is known).
  */
