@@ -50,16 +50,17 @@ static void accumulate(struct lifter *L, struct lvar *v, const char *op, struct 
 {
 	struct loopctx *lp = inner(L);
 	struct astra_ir_node *r;
-	int seeded = !strcmp(lp->axis, "k") && !(!strcmp(op, "sum") && is_zero(v->val));
+	int seeded = lp->kind == LOOP_SEQ && !lp->rows && !(!strcmp(op, "sum") && is_zero(v->val)) &&
+		     (!strcmp(lp->axis, "k") || !strcmp(op, "sum"));
 	if (lp->rows)
 		lift_fail(L, "a loop over rows changes `%s`", v->name);
 	if (!strcmp(op, "sum") && !is_zero(v->val) && !seeded)
 		lift_fail(L, "the sum `%s` does not start at 0", v->name);
 	if (v->val->kind == IR_RED || v->val->kind == IR_PARTIAL)
 		lift_fail(L, "`%s` accumulates twice in one loop", v->name);
-	if (seeded && lift_depends(v->val, "k"))
-		lift_fail(L, "`%s` starts from a value of the loop over k", v->name);
-	/* over k (a contraction), a running value that starts elsewhere than the identity keeps its start */
+	if (seeded && lift_depends(v->val, lp->axis))
+		lift_fail(L, "`%s` starts from a value of the loop over %s", v->name, lp->axis);
+	/* a thread's own sum (a contraction's max or min too) that starts elsewhere than 0 keeps its start */
 	if (seeded)
 		r = astra_ir_node(L->ar, IR_RED, op, 2, e, v->val);
 	else
@@ -141,31 +142,65 @@ static void store_shared(struct lifter *L, struct lvar *v, struct astra_ir_node 
 }
 
 /*
- * c[i * n + j] += e inside a thread's loop over k (a contraction whose
- * running sum is the output element itself): the element becomes its
- * value before the loop, the seed, plus the sum over k of e.  Nothing in
- * the loop may read the element again (lift.c's deref refuses it) or
- * store it twice.
+ * out[p] += e (or out[p] = out[p] + e) inside a thread's own loop, at a
+ * place p that does not depend on the loop's axis (k of a contraction, or
+ * the columns of a thread per row): the running value is the element
+ * itself.  The element becomes its value before the loop, the seed, plus
+ * the sum over the axis of e.  Nothing in the loop may read the element
+ * again (lift.c's deref refuses it).  Returns 0 when p depends on the
+ * axis (an ordinary store, for the caller).
  */
-static void accumulate_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_node *e)
+static int accumulate_store(struct lifter *L, struct astra_ir_node *e)
 {
-	struct astra_ir_node *old, *x, *r;
+	struct loopctx *lp = inner(L);
+	struct astra_ir_node *lhs = e->a[0], *ptr, *old, *x, *r;
+	char *ot, *t;
 	size_t j;
-	if (strcmp(e->s, "+="))
-		lift_fail(L, "a store inside the loop over k that is not an accumulation `%s`",
-			  "out[...] += ...");
+	if (lhs->kind == IR_INDEX)
+		ptr = lift_eval(L, astra_ir_node(L->ar, IR_UN, "&", 1, lhs));
+	else if (lhs->kind == IR_UN && !strcmp(lhs->s, "*"))
+		ptr = lift_eval(L, lhs->a[0]);
+	else
+		return 0;
+	if (ptr->kind != IR_PTR || lift_depends(lift_bind(L, ptr->a[0]), lp->axis)) {
+		if (!strcmp(lp->axis, "k"))
+			lift_fail(L, "a store inside the loop over k at a place that depends on k");
+		return 0;
+	}
 	old = lift_eval(L, lhs);
-	x = lift_eval(L, e->a[1]);
-	if (lift_depends(old, "k"))
-		lift_fail(L, "an accumulation inside the loop over k into a place that depends on k");
-	r = astra_ir_node(L->ar, IR_RED, "sum", 2, x, old);
-	r->axis = "k";
+	if (!strcmp(e->s, "+=")) {
+		x = lift_eval(L, e->a[1]);
+	} else if (!strcmp(e->s, "=")) {
+		struct astra_ir_node *v = lift_eval(L, e->a[1]);
+		x = NULL;
+		if (v->kind == IR_BIN && !strcmp(v->s, "+")) {
+			ot = lift_text(old);
+			for (j = 0; j < 2 && !x; j++) {
+				t = lift_text(v->a[j]);
+				if (v->a[j] == old || !strcmp(t, ot))
+					x = v->a[1 - j];
+				free(t);
+			}
+			free(ot);
+		}
+	} else {
+		x = NULL;
+	}
+	if (!x)
+		lift_fail(L, "a store inside the loop over %s at one place that is not an accumulation `out[...] += ...`",
+			  lp->axis);
+	if (lift_depends(old, lp->axis))
+		lift_fail(L, "an accumulation inside the loop over %s into a place that depends on it", lp->axis);
+	if (is_zero(old))
+		r = astra_ir_node(L->ar, IR_RED, "sum", 1, x);
+	else
+		r = astra_ir_node(L->ar, IR_RED, "sum", 2, x, old);
+	r->axis = lp->axis;
 	r->scope = IR_SCOPE_THREAD;
 	lift_store(L, lhs, r, 0);
 	j = L->ir->nr_stores - 1;   /* lift_store appends */
-	if (lift_depends(L->ir->stores[j].index, "k"))
-		lift_fail(L, "an accumulation inside the loop over k into a place that depends on k");
 	L->ir->stores[j].open_loop = L->nr_loops;
+	return 1;
 }
 
 static void expr_stmt(struct lifter *L, struct astra_ir_node *e)
@@ -187,10 +222,8 @@ static void expr_stmt(struct lifter *L, struct astra_ir_node *e)
 			store_shared(L, v, lhs->a[1], e->s, e->a[1]);
 			return;
 		}
-		if (inner(L) && !strcmp(inner(L)->axis, "k")) {
-			accumulate_store(L, lhs, e);
+		if (inner(L) && inner(L)->kind == LOOP_SEQ && !inner(L)->rows && accumulate_store(L, e))
 			return;
-		}
 		if (!strcmp(e->s, "=")) {
 			lift_store(L, lhs, lift_eval(L, e->a[1]), 0);
 		} else {

@@ -59,6 +59,8 @@ static void collect(struct lw *w, const struct astra_ir_node *n)
 	if (n->kind == IR_RED) {
 		if (strcmp(n->axis, "c"))
 			refuse(w, "a reduction over the rows");
+		if (n->nr > 1)
+			refuse(w, "a running sum that starts from a value of its own");
 		if (red_index(w, n) < 0) {
 			ALLOC_GROW(w->reds, w->nr_reds + 1, w->alloc_reds);
 			w->reds[w->nr_reds++] = n;

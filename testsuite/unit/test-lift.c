@@ -53,7 +53,8 @@ static const struct {
 	{"half_warp", "a shuffle loop that does not cover a warp's 32 lanes: `for (int o = 8; o > 0; o /= 2)`", 78},
 	{"exclusive_scan", "reads `acc` in the loop before it accumulates there (a scan)", 96},
 	{"short_block", "one element per thread, but the block (256) is not the row length (cols)", 116},
-	{"nest_scan", "a store inside the loop over k that is not an accumulation `out[...] += ...`", 130},
+	{"nest_scan", "a store inside the loop over k at one place that is not an accumulation `out[...] += ...`", 130},
+	{"last_write", "a store inside the loop over c at one place that is not an accumulation `out[...] += ...`", 143},
 };
 
 static void check_poly(void)
