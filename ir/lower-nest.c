@@ -390,3 +390,194 @@ out:
 	astra_ir_arena_release(&w.ar);
 	return w.bad ? -1 : 0;
 }
+
+/*
+ * A matrix-vector product written a thread per row (PolyBench's atax,
+ * bicg, gesummv, mvt): each thread walks its row of the matrix, so where
+ * the row is contiguous (A[r * n + c]) the threads of a warp read 32
+ * places n elements apart.  Lowered: a warp per row, its lanes taking
+ * consecutive columns (coalesced), every sum of the row in one loop, the
+ * lanes' parts combined by shuffles, lane 0 storing what the original
+ * stores (a sum's start added to the combined parts).  Rows in a
+ * grid-stride loop over the warps: any grid of blocks of a multiple of 32
+ * threads is correct.
+ */
+static int row_walk(struct nw *w, const struct astra_ir_node *n, int *col_walk)
+{
+	size_t j;
+	int found = 0;
+	if (n->kind == IR_LOAD && depends(n->a[0], "r") && depends(n->a[0], "c")) {
+		if (unit_in(w, n->a[0], "c"))
+			found = 1;
+		else if (unit_in(w, n->a[0], "r"))
+			*col_walk = 1;
+	}
+	for (j = 0; j < n->nr; j++)
+		found |= row_walk(w, n->a[j], col_walk);
+	return found;
+}
+
+static void collect_sums(struct nw *w, const struct astra_ir_node *n, const struct astra_ir_node **reds, size_t *nr,
+			 unsigned line)
+{
+	size_t j;
+	if (n->kind == IR_RED || n->kind == IR_PARTIAL) {
+		if (n->kind == IR_PARTIAL || strcmp(n->axis, "c") || strcmp(n->s, "sum")) {
+			refuse(w, line, "a reduction that is not a thread's sum over the row");
+			return;
+		}
+		if (has_kind(n->a[0], IR_RED) || (n->nr > 1 && has_kind(n->a[1], IR_RED))) {
+			refuse(w, line, "a sum of a sum");
+			return;
+		}
+		for (j = 0; j < *nr; j++)
+			if (same_expr(reds[j], n))
+				return;
+		if (*nr == MAX_OPERANDS) {
+			refuse(w, line, "more than four sums over the row");
+			return;
+		}
+		reds[(*nr)++] = n;
+		return;
+	}
+	for (j = 0; j < n->nr; j++)
+		collect_sums(w, n->a[j], reds, nr, line);
+}
+
+/* A value with each collected sum as its register (plus its start). */
+static void emit_sums(struct nw *w, const struct astra_ir_node *n, const struct astra_ir_node **reds, size_t nr,
+		      struct astra_buf *out)
+{
+	size_t j;
+	if (n->kind == IR_RED) {
+		for (j = 0; j < nr; j++)
+			if (same_expr(reds[j], n)) {
+				if (n->nr > 1) {
+					astra_buf_adds(out, "(");
+					emit(w, n->a[1], out);
+					astra_buf_addf(out, " + astra_red%zu)", j);
+				} else {
+					astra_buf_addf(out, "astra_red%zu", j);
+				}
+				return;
+			}
+		refuse(w, 0, "a reduction the lowering did not collect");
+		return;
+	}
+	if (n->kind == IR_NUM || n->kind == IR_NAME || n->kind == IR_ATOM || n->kind == IR_LOAD) {
+		emit(w, n, out);
+		return;
+	}
+	switch (n->kind) {
+	case IR_BIN:
+		astra_buf_addch(out, '(');
+		emit_sums(w, n->a[0], reds, nr, out);
+		astra_buf_addf(out, " %s ", n->s);
+		emit_sums(w, n->a[1], reds, nr, out);
+		astra_buf_addch(out, ')');
+		return;
+	case IR_UN:
+		astra_buf_addf(out, "(%s", n->s);
+		emit_sums(w, n->a[0], reds, nr, out);
+		astra_buf_addch(out, ')');
+		return;
+	case IR_COND:
+		astra_buf_addch(out, '(');
+		emit_sums(w, n->a[0], reds, nr, out);
+		astra_buf_adds(out, " ? ");
+		emit_sums(w, n->a[1], reds, nr, out);
+		astra_buf_adds(out, " : ");
+		emit_sums(w, n->a[2], reds, nr, out);
+		astra_buf_addch(out, ')');
+		return;
+	case IR_CALL:
+		astra_buf_addf(out, "%s(", n->s);
+		for (j = 0; j < n->nr; j++) {
+			if (j)
+				astra_buf_adds(out, ", ");
+			emit_sums(w, n->a[j], reds, nr, out);
+		}
+		astra_buf_addch(out, ')');
+		return;
+	default:
+		refuse(w, 0, "a node the lowering does not emit");
+	}
+}
+
+int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
+			  struct astra_buf *out, struct astra_buf *why)
+{
+	struct nw w;
+	struct astra_buf b = ASTRA_BUF_INIT;
+	const struct astra_ir_node *reds[MAX_OPERANDS];
+	size_t nr = 0, j, m, sig = k->body_start > k->start ? k->body_start - k->start : 0;
+	int rows_walked = 0, col_walk = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.ir = ir;
+	w.k = k;
+	w.why = why;
+	if (ir->mapping != IR_MAP_THREAD_ROW || !ir->rows || !ir->cols || ir->inner)
+		refuse(&w, 0, "not a thread per row with a loop over the row's columns");
+	for (j = 0; j < ir->nr_stores && !w.bad; j++) {
+		const struct astra_ir_store *s = &ir->stores[j];
+		if (s->accumulate)
+			refuse(&w, s->line, "an atomic store");
+		else if (depends(s->index, "c"))
+			refuse(&w, s->line, "a store per column (not a row's result)");
+		for (m = 0; m < ir->nr_stores && !w.bad; m++)
+			if (loads_elsewhere(ir->stores[m].value, s->buf, s->index))
+				refuse(&w, s->line, "a stored buffer is read at another place");
+		if (!w.bad)
+			collect_sums(&w, s->value, reds, &nr, s->line);
+	}
+	if (!w.bad && !nr)
+		refuse(&w, ir->stores[0].line, "no sum over the row");
+	for (j = 0; j < nr && !w.bad; j++)
+		rows_walked |= row_walk(&w, reds[j]->a[0], &col_walk);
+	if (!w.bad && !rows_walked)
+		refuse(&w, ir->stores[0].line, col_walk ?
+			   "the matrix is walked by columns (A[c * n + r]): adjacent threads read adjacent elements, "
+			   "the loads are coalesced already" :
+			   "no matrix read along its rows (A[r * n + c]) in the sums");
+	if (w.bad)
+		goto out;
+	w.name_r = "astra_row";
+	w.name_c = "astra_c";
+	astra_buf_adds(&b, "{\n\tconst int astra_lane = threadIdx.x & 31;\n");
+	astra_buf_adds(&b, "\tconst int astra_warps = (blockDim.x >> 5) * gridDim.x;\n");
+	astra_buf_addf(&b, "\tfor (int astra_row = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; astra_row < (%s); "
+			   "astra_row += astra_warps) {\n", ir->rows);
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(&b, "\t\t%s astra_red%zu = 0;\n", type, j);
+	astra_buf_addf(&b, "\t\tfor (int astra_c = astra_lane; astra_c < (%s); astra_c += 32) {\n", ir->cols);
+	for (j = 0; j < nr; j++) {
+		astra_buf_addf(&b, "\t\t\tastra_red%zu = astra_red%zu + ", j, j);
+		emit(&w, reds[j]->a[0], &b);
+		astra_buf_adds(&b, ";\n");
+	}
+	astra_buf_adds(&b, "\t\t}\n\t\tfor (int astra_o = 16; astra_o > 0; astra_o >>= 1) {\n");
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(&b, "\t\t\tastra_red%zu = astra_red%zu + __shfl_xor_sync(0xffffffffu, astra_red%zu, astra_o);\n",
+			       j, j, j);
+	astra_buf_adds(&b, "\t\t}\n\t\tif (astra_lane == 0) {\n");
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_addf(&b, "\t\t\tconst %s astra_v%zu = ", type, j);
+		emit_sums(&w, ir->stores[j].value, reds, nr, &b);
+		astra_buf_adds(&b, ";\n");
+	}
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_addf(&b, "\t\t\t%s[", ir->stores[j].buf);
+		emit(&w, ir->stores[j].index, &b);
+		astra_buf_addf(&b, "] = astra_v%zu;\n", j);
+	}
+	astra_buf_adds(&b, "\t\t}\n\t}\n}\n");
+	if (!w.bad) {
+		astra_buf_add(out, k->text, sig);
+		astra_buf_add(out, b.buf, b.len);
+	}
+out:
+	astra_buf_release(&b);
+	astra_ir_arena_release(&w.ar);
+	return w.bad ? -1 : 0;
+}

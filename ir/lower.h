@@ -35,4 +35,17 @@ int astra_ir_lower_rows(const struct astra_ir *ir, const struct astra_kernel *k,
 int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int tile,
 			    struct astra_buf *out, struct astra_buf *why);
 
+/*
+ * astra_ir_lower_matvec (lower-nest.c) writes, for a lifted thread-per-row
+ * computation whose stores are per row and whose sums over the row read a
+ * matrix along its rows (A[r * n + c]: uncoalesced a thread per row), a
+ * kernel with k's signature that gives each row a warp: lanes on
+ * consecutive columns, the sums combined by shuffles, lane 0 storing.
+ * Rows in a grid-stride loop over the warps: block = any multiple of 32,
+ * any grid.  Returns 0, or -1 with why ("file:line: ..." where known; a
+ * matrix walked by columns is coalesced already and refused).
+ */
+int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
+			  struct astra_buf *out, struct astra_buf *why);
+
 #endif

@@ -18,6 +18,11 @@
  * double, or one name the rules cannot resolve (PolyBench's DATA_TYPE, a
  * macro of a header): the tiles and the running sum are of that type, as
  * the original's running value in memory is; the verifier judges it.
+ *
+ * Rule "lower-matvec": a thread per row whose sums over the row read a
+ * matrix along its rows (A[r * n + c], uncoalesced: PolyBench's atax,
+ * bicg, gesummv, mvt kernels written that way) is generated again a warp
+ * per row (ir/lower-nest.c): block 256, a grid of a warp per row.
  */
 #include "autoconfig.h"
 
@@ -198,6 +203,78 @@ const struct astra_rule astra_rule_lower_contract = {
 	.stage = 10,
 	.excludes = "flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist",
 	.apply = apply_contract,
+};
+
+/* The grid of the warp-per-row variant: a warp for each row the original gave a thread. */
+static char *matvec_grid(struct astra_rk *rk, const struct astra_ir *ir)
+{
+	long blk = astra_rk_block_literal(rk);
+	char *g = xasprintf("((%s) + 7) / 8", ir->rows);
+	if (astra_rk_params_only(rk, g))
+		return g;
+	free(g);
+	if (rk->grid && !strstr(rk->grid, "dim3") && astra_rk_params_only(rk, rk->grid) && blk > 0)
+		return xasprintf("((%s) * %ld + 7) / 8", rk->grid, blk);
+	return NULL;
+}
+
+static int apply_matvec(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	struct astra_ir ir;
+	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
+	char *type = NULL, *grid = NULL;
+	int ret = 0;
+	(void)arg;
+	if (rk->steps.nr) {
+		astra_buf_adds(why, "lowers the original kernel only (it must be the first step)");
+		return 0;
+	}
+	if (astra_ir_lift(rk->k, &ir, &w) < 0) {
+		astra_buf_adds(why, "the kernel does not lift (the `not lifted:` line says why)");
+		goto out;
+	}
+	if (ir.mapping != IR_MAP_THREAD_ROW) {
+		astra_buf_addf(why, "written as %s; only a thread per row with a loop over the row is lowered",
+			       astra_ir_mapping_name(ir.mapping));
+		goto out;
+	}
+	astra_buf_reset(&w);
+	if (astra_ir_lower_matvec(&ir, rk->k, "float", &text, &w) < 0) {
+		astra_buf_addf(why, "does not lower: %s", w.buf ? w.buf : "?");
+		goto out;
+	}
+	if (one_type(rk, &type, why) < 0)
+		goto out;
+	if (strcmp(type, "float")) {
+		astra_buf_reset(&text);
+		if (astra_ir_lower_matvec(&ir, rk->k, type, &text, &w) < 0)
+			goto out;
+	}
+	if (!(grid = matvec_grid(rk, &ir))) {
+		astra_buf_addf(why, "neither the rows (%s) nor the grid (%s) with a literal block is something a host "
+				    "launcher can evaluate", ir.rows, rk->grid ? rk->grid : "not given");
+		goto out;
+	}
+	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
+	astra_rk_set_launch(rk, grid, "256", "0");
+	ret = 1;
+out:
+	free(type);
+	free(grid);
+	astra_ir_release(&ir);
+	astra_buf_release(&text);
+	astra_buf_release(&w);
+	return ret;
+}
+
+const struct astra_rule astra_rule_lower_matvec = {
+	.name = "lower-matvec",
+	.summary = "thread per row reading a matrix along its rows (uncoalesced) -> generated from its lifted form: "
+		   "a warp per row, lanes on consecutive columns, shuffle sums",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "block-per-row,warp-per-row,row-split,warp-rows,flatten,tune,grid-stride,elems-per-thread,hoist",
+	.apply = apply_matvec,
 };
 
 const struct astra_rule astra_rule_lower_rows = {

@@ -33,6 +33,7 @@ extern const struct astra_rule astra_rule_block_size;
 extern const struct astra_rule astra_rule_launch_bounds;
 extern const struct astra_rule astra_rule_lower_rows;
 extern const struct astra_rule astra_rule_lower_contract;
+extern const struct astra_rule astra_rule_lower_matvec;
 
 const struct astra_rule *const astra_rules[] = {
 	&astra_rule_tune,
@@ -43,6 +44,7 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_warp_rows,
 	&astra_rule_lower_rows,
 	&astra_rule_lower_contract,
+	&astra_rule_lower_matvec,
 	&astra_rule_online_softmax,
 	&astra_rule_select_regs,
 	&astra_rule_transpose,
