@@ -276,6 +276,46 @@ static int logical_atom(const struct astra_ir_node *n)
 	return n->kind == IR_ATOM && (!strcmp(n->s, "i") || !strcmp(n->s, "r") || !strcmp(n->s, "c"));
 }
 
+/*
+ * A lower bound `idx >= L`, `idx > L` (in: 1) or `idx < L`, `idx <= L`
+ * (in: 0, an early return), either way round: the first index of the
+ * logical axis (a stencil's border rows and columns are left alone).
+ */
+static int lower_bound(struct lifter *L, struct astra_ir_node *c, int in)
+{
+	static const char *const ops[][3] = {
+		/* op, flipped, inclusive (idx op L): 1 starts at L, 0 at L + 1 */
+		{">=", "<=", "1"}, {">", "<", "0"},
+	};
+	struct astra_ir_node *a, *b, *lo, **slot;
+	size_t j;
+	int side;
+	if (c->kind != IR_BIN)
+		return 0;
+	for (j = 0; j < 2; j++)
+		for (side = 0; side < 2; side++) {
+			/* in: `idx >= L`; a return: its negation `idx < L` (or `L > idx`) */
+			const char *op = in ? (side ? ops[j][1] : ops[j][0]) : (side ? (j ? ">=" : ">") : (j ? "<=" : "<"));
+			if (strcmp(c->s, op))
+				continue;
+			a = lift_bind(L, lift_eval(L, c->a[side]));
+			b = c->a[1 - side];
+			if (!logical_atom(a))
+				continue;
+			lo = lift_eval(L, b);
+			if (lift_depends(lo, "r") || lift_depends(lo, "c") || lift_depends(lo, "i"))
+				return 0;
+			if (!strcmp(ops[j][2], "0"))
+				lo = astra_ir_node(L->ar, IR_BIN, "+", 2, lo, lift_num(L, "1"));
+			slot = !strcmp(a->s, "r") ? &L->lo_r : !strcmp(a->s, "c") ? &L->lo_c : &L->lo_i;
+			if (*slot && strcmp(lift_ext(L, *slot), lift_ext(L, lo)))
+				lift_fail(L, "`%s` is checked against two lower bounds", a->s);
+			*slot = lo;
+			return 1;
+		}
+	return 0;
+}
+
 /* A bound check `idx < B` (in: 1) or `idx >= B` (in: 0): sets the extent. */
 static int bound(struct lifter *L, struct astra_ir_node *c, int in)
 {
@@ -290,7 +330,7 @@ static int bound(struct lifter *L, struct astra_ir_node *c, int in)
 		a = lift_bind(L, lift_eval(L, c->a[1]));
 		b = c->a[0];
 	} else {
-		return 0;
+		return lower_bound(L, c, in);
 	}
 	if (L->ir->mapping == IR_MAP_BLOCK && a->kind == IR_ATOM && !strcmp(a->s, "tid.x") && !L->nr_loops) {
 		/* one element per thread: the column bound */
@@ -299,7 +339,7 @@ static int bound(struct lifter *L, struct astra_ir_node *c, int in)
 		L->uses_c = 1;
 	}
 	if (!logical_atom(a))
-		return 0;
+		return lower_bound(L, c, in);
 	lift_set_extent(L, a, lift_eval(L, b));
 	return 1;
 }

@@ -744,6 +744,14 @@ static void finish(struct lifter *L)
 		ir->mapping = IR_MAP_THREAD_ROW;
 	if (L->ext_k)
 		ir->inner = lift_ext(L, L->ext_k);
+	if (L->lo_i && !L->split && !L->lo_r)
+		L->lo_r = L->lo_i;
+	else if (L->lo_i)
+		lift_fail(L, "a lower bound on a flat index split into a row and a column");
+	if (L->lo_r && !lift_is(L->lo_r, "0"))
+		ir->rows_lo = lift_ext(L, L->lo_r);
+	if (L->lo_c && !lift_is(L->lo_c, "0"))
+		ir->cols_lo = lift_ext(L, L->lo_c);
 	if (!ir->rows)
 		ir->rows = lift_ext(L, L->ext_r);
 	if (!ir->rows && ir->mapping == IR_MAP_BLOCK && L->k->pragma.grid)

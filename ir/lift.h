@@ -55,6 +55,7 @@ struct lifter {
 	int twod;                    /* the kernel names .y of threadIdx/blockIdx */
 	int lanes_x;                 /* 2-D rows: blockDim.x from the pragma's launch (0: unknown) */
 	struct astra_ir_node *ext_i, *ext_r, *ext_c, *ext_k; /* the bounds checked (or looped to) */
+	struct astra_ir_node *lo_i, *lo_r, *lo_c;  /* lower bounds checked (a stencil's border), NULL: 0 */
 	struct astra_ir_node *split;  /* the flat index was split into r = i / split, c = i % split */
 	int uses_c;
 	int c_loop;                  /* a loop over columns was lifted */

@@ -177,6 +177,8 @@ int astra_ir_lower_rows(const struct astra_ir *ir, const struct astra_kernel *k,
 	w.why = why;
 	if (!ir->cols || !ir->rows)
 		refuse(&w, "not a rows x columns computation");
+	if (ir->rows_lo || ir->cols_lo)
+		refuse(&w, "rows or columns that do not start at 0");
 	for (j = 0; j < ir->nr_stores && !w.bad; j++) {
 		struct astra_buf at = ASTRA_BUF_INIT;
 		if (ir->stores[j].accumulate)

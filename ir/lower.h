@@ -48,4 +48,16 @@ int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel
 int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
 			  struct astra_buf *out, struct astra_buf *why);
 
+/*
+ * astra_ir_lower_stencil (lower-nest.c) writes, for a lifted 2-D grid with
+ * a thread per element whose stores read an input at places shifted by
+ * at most 2 rows and columns (a stencil), a kernel with k's signature
+ * that stages each such input in a shared tile with its halo per 32 x 8
+ * block (only the elements the original's guarded threads read), then
+ * computes and stores as the original under its guard.  block =
+ * dim3(32, 8), any 2-D grid.  Returns 0, or -1 with why.
+ */
+int astra_ir_lower_stencil(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
+			   struct astra_buf *out, struct astra_buf *why);
+
 #endif

@@ -574,10 +574,12 @@ void astra_ir_print(const struct astra_ir *ir, struct astra_buf *out)
 		astra_buf_adds(out, s->accumulate ? " += " : " = ");
 		print_node(&cx, s->value, out, 0);
 	}
+	/* an extent with a first index other than 0 is printed lo..hi */
+	astra_buf_addf(out, "  (%s=%s%s%s", ir->cols ? "rows" : "n", ir->rows_lo ? ir->rows_lo : "",
+		       ir->rows_lo ? ".." : "", ir->rows ? ir->rows : "?");
+	if (ir->cols)
+		astra_buf_addf(out, ", cols=%s%s%s", ir->cols_lo ? ir->cols_lo : "", ir->cols_lo ? ".." : "", ir->cols);
 	if (ir->cols && ir->inner)
-		astra_buf_addf(out, "  (rows=%s, cols=%s, k=%s)", ir->rows ? ir->rows : "?", ir->cols, ir->inner);
-	else if (ir->cols)
-		astra_buf_addf(out, "  (rows=%s, cols=%s)", ir->rows ? ir->rows : "?", ir->cols);
-	else
-		astra_buf_addf(out, "  (n=%s)", ir->rows ? ir->rows : "?");
+		astra_buf_addf(out, ", k=%s", ir->inner);
+	astra_buf_addch(out, ')');
 }

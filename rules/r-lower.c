@@ -23,6 +23,12 @@
  * matrix along its rows (A[r * n + c], uncoalesced: PolyBench's atax,
  * bicg, gesummv, mvt kernels written that way) is generated again a warp
  * per row (ir/lower-nest.c): block 256, a grid of a warp per row.
+ *
+ * Rule "lower-stencil": a 2-D grid with a thread per element whose
+ * outputs read an input at places shifted by up to 2 rows and columns
+ * (jacobi-2d, convolution-2d, fdtd-2d) is generated again with each such
+ * input staged in a shared tile with its halo: block dim3(32, 8), the
+ * original's grid.
  */
 #include "autoconfig.h"
 
@@ -275,6 +281,59 @@ const struct astra_rule astra_rule_lower_matvec = {
 	.stage = 10,
 	.excludes = "block-per-row,warp-per-row,row-split,warp-rows,flatten,tune,grid-stride,elems-per-thread,hoist",
 	.apply = apply_matvec,
+};
+
+static int apply_stencil(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	struct astra_ir ir;
+	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
+	char *type = NULL;
+	int ret = 0;
+	(void)arg;
+	if (rk->steps.nr) {
+		astra_buf_adds(why, "lowers the original kernel only (it must be the first step)");
+		return 0;
+	}
+	if (astra_ir_lift(rk->k, &ir, &w) < 0) {
+		astra_buf_adds(why, "the kernel does not lift (the `not lifted:` line says why)");
+		goto out;
+	}
+	if (ir.mapping != IR_MAP_2D || ir.inner) {
+		astra_buf_addf(why, "written as %s%s; only a 2-D grid with a thread per element is lowered",
+			       astra_ir_mapping_name(ir.mapping), ir.inner ? " with a loop over k" : "");
+		goto out;
+	}
+	astra_buf_reset(&w);
+	if (astra_ir_lower_stencil(&ir, rk->k, "float", &text, &w) < 0) {
+		astra_buf_addf(why, "does not lower: %s", w.buf ? w.buf : "?");
+		goto out;
+	}
+	if (one_type(rk, &type, why) < 0)
+		goto out;
+	if (strcmp(type, "float")) {
+		astra_buf_reset(&text);
+		if (astra_ir_lower_stencil(&ir, rk->k, type, &text, &w) < 0)
+			goto out;
+	}
+	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
+	astra_rk_set_launch(rk, NULL, "dim3(32, 8)", "0");
+	ret = 1;
+out:
+	free(type);
+	astra_ir_release(&ir);
+	astra_buf_release(&text);
+	astra_buf_release(&w);
+	return ret;
+}
+
+const struct astra_rule astra_rule_lower_stencil = {
+	.name = "lower-stencil",
+	.summary = "2-D grid, a thread per element reading an input at shifted places (a stencil) -> generated from "
+		   "its lifted form: the input staged in a shared tile with its halo per 32 x 8 block",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist",
+	.apply = apply_stencil,
 };
 
 const struct astra_rule astra_rule_lower_rows = {
