@@ -6,6 +6,8 @@
 // elements (coalesced already: declined).
 #include <cuda_runtime.h>
 
+#include "mv.h"
+
 // y = A x, a thread per row, the sum in the output (atax's first kernel)
 #pragma astra optimize
 #pragma astra shapes(nx=37, ny=45) shapes(nx=70, ny=19) shapes(nx=5, ny=200) buffers(a[nx*ny], x[ny], t[nx]) outputs(t)
@@ -63,5 +65,20 @@ __global__ void mv__dbl(int n, const double *a, const double *y1, double *x1)
 		for (int j = 0; j < n; j++)
 			s = s + a[i * n + j] * y1[j];
 		x1[i] = s;
+	}
+}
+
+// the sizes and the element type macros of a header, no scalar parameter
+// (PolyBench's own form): the variant's grid cannot name the rows
+#pragma astra optimize
+#pragma astra shapes(one=1) buffers(a[MV_N*MV_M], x[MV_M], y[MV_N]) outputs(y)
+#pragma astra launch(grid=(MV_N + 255) / 256, block=256)
+__global__ void mv__macro(DATA_TYPE *a, DATA_TYPE *x, DATA_TYPE *y)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < MV_N) {
+		y[i] = 0;
+		for (int j = 0; j < MV_M; j++)
+			y[i] += a[i * MV_M + j] * x[j];
 	}
 }
