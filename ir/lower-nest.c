@@ -28,6 +28,10 @@
 
 #define MAX_OPERANDS 4
 #define MAX_LOADS 32
+/* register blocking: 16 x 16 threads, each RB_N x RB_N outputs RB_T apart; k in steps of RB_K */
+#define RB_T 16
+#define RB_N 4
+#define RB_K 16
 
 struct operand {
 	const struct astra_ir_node *load;
@@ -47,7 +51,8 @@ struct nw {
 	int bad;
 	/* while emitting: the C names of the logical indices, and whether loads of the sum read tiles */
 	const char *name_r, *name_c, *name_k;
-	int tiles;
+	int tiles;                   /* 1: a thread's tile row or column; 2: register-blocked */
+	const char *acc;             /* the sum's register, "astra_acc" if NULL */
 	/* a stencil's loads read from its halo tiles: each load, the text it becomes */
 	const struct astra_ir_node *rep_load[MAX_LOADS];
 	char *rep_text[MAX_LOADS];
@@ -229,8 +234,12 @@ static void emit(struct nw *w, const struct astra_ir_node *n, struct astra_buf *
 		if (w->tiles)
 			for (j = 0; j < w->nr_ops; j++)
 				if (same_expr(w->ops[j].load, n)) {
-					astra_buf_addf(out, "astra_t%zu[threadIdx.%s][astra_kk]", j,
-						       !strcmp(w->ops[j].outer, "r") ? "y" : "x");
+					int r = !strcmp(w->ops[j].outer, "r");
+					if (w->tiles == 2)   /* register-blocked: this thread's i-th row, j-th column */
+						astra_buf_addf(out, "astra_t%zu[threadIdx.%s + %d * astra_%s][astra_kk]", j,
+							       r ? "y" : "x", RB_T, r ? "i" : "j");
+					else
+						astra_buf_addf(out, "astra_t%zu[threadIdx.%s][astra_kk]", j, r ? "y" : "x");
 					return;
 				}
 		astra_buf_addf(out, "%s[", n->s);
@@ -269,7 +278,7 @@ static void emit(struct nw *w, const struct astra_ir_node *n, struct astra_buf *
 		return;
 	case IR_RED:
 		if (n == w->red || same_expr(n, w->red))
-			astra_buf_adds(out, "astra_acc");
+			astra_buf_adds(out, w->acc ? w->acc : "astra_acc");
 		else
 			refuse(w, 0, "a reduction the lowering did not collect");
 		return;
@@ -314,6 +323,98 @@ static int check(struct nw *w)
 	return w->bad ? -1 : 0;
 }
 
+/*
+ * Register-blocked: each block computes a 64 x 64 tile of the output, each
+ * of its 16 x 16 threads a 4 x 4 block of it, rows threadIdx.y + 16 i and
+ * columns threadIdx.x + 16 j (so the stores and the tiles' reads stay
+ * consecutive across a warp); k in steps of 16, each operand staged in a
+ * 64 x 17 tile (four elements per thread, the unit-stride index across
+ * consecutive threads).  Each output's additions are still the original's,
+ * in its order of k.
+ */
+static void contract_rb(struct nw *w, const char *type, struct astra_buf *b)
+{
+	const struct astra_ir *ir = w->ir;
+	const int bt = RB_T * RB_N;
+	size_t j;
+	astra_buf_adds(b, "{\n");
+	for (j = 0; j < w->nr_ops; j++)
+		astra_buf_addf(b, "\t__shared__ %s astra_t%zu[%d][%d];\n", type, j, bt, RB_K + 1);
+	astra_buf_addf(b, "\tconst int astra_t = threadIdx.y * %d + threadIdx.x;\n", RB_T);
+	astra_buf_addf(b, "\tfor (int astra_tr = blockIdx.y; astra_tr * %d < (%s); astra_tr += gridDim.y)\n", bt, ir->rows);
+	astra_buf_addf(b, "\tfor (int astra_tc = blockIdx.x; astra_tc * %d < (%s); astra_tc += gridDim.x) {\n", bt, ir->cols);
+	astra_buf_addf(b, "\t\t%s astra_acc[%d][%d];\n", type, RB_N, RB_N);
+	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", RB_N);
+	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_j = 0; astra_j < %d; astra_j++) {\n", RB_N);
+	astra_buf_addf(b, "\t\t\tconst int astra_r = astra_tr * %d + threadIdx.y + %d * astra_i;\n", bt, RB_T);
+	astra_buf_addf(b, "\t\t\tconst int astra_c = astra_tc * %d + threadIdx.x + %d * astra_j;\n", bt, RB_T);
+	astra_buf_adds(b, "\t\t\tastra_acc[astra_i][astra_j] = 0;\n");
+	w->name_r = "astra_r";
+	w->name_c = "astra_c";
+	if (w->red->nr > 1) {
+		astra_buf_addf(b, "\t\t\tif (astra_r < (%s) && astra_c < (%s))\n\t\t\t\tastra_acc[astra_i][astra_j] = ",
+			       ir->rows, ir->cols);
+		emit(w, w->red->a[1], b);
+		astra_buf_adds(b, ";\n");
+	}
+	astra_buf_adds(b, "\t\t}\n");
+	astra_buf_addf(b, "\t\tfor (int astra_k0 = 0; astra_k0 < (%s); astra_k0 += %d) {\n", ir->inner, RB_K);
+	for (j = 0; j < w->nr_ops; j++) {
+		const struct operand *o = &w->ops[j];
+		int r = !strcmp(o->outer, "r");
+		astra_buf_addf(b, "#pragma unroll\n\t\t\tfor (int astra_e = astra_t; astra_e < %d; astra_e += %d) {\n",
+			       bt * RB_K, RB_T * RB_T);
+		/* the unit-stride index across consecutive threads */
+		astra_buf_addf(b, "\t\t\t\tconst int astra_ol = astra_e %s %d, astra_kl = astra_e %s %d;\n",
+			       o->k_unit ? "/" : "%", o->k_unit ? RB_K : bt, o->k_unit ? "%" : "/", o->k_unit ? RB_K : bt);
+		astra_buf_addf(b, "\t\t\t\tconst int astra_o = astra_t%s * %d + astra_ol, astra_k = astra_k0 + astra_kl;\n",
+			       r ? "r" : "c", bt);
+		astra_buf_addf(b, "\t\t\t\tastra_t%zu[astra_ol][astra_kl] = astra_o < (%s) && astra_k < (%s) ? ", j,
+			       r ? ir->rows : ir->cols, ir->inner);
+		w->name_r = r ? "astra_o" : NULL;
+		w->name_c = r ? NULL : "astra_o";
+		w->name_k = "astra_k";
+		emit(w, o->load, b);
+		astra_buf_adds(b, " : 0;\n\t\t\t}\n");
+	}
+	astra_buf_adds(b, "\t\t\t__syncthreads();\n");
+	astra_buf_addf(b, "\t\t\tconst int astra_kn = (%s) - astra_k0 < %d ? (%s) - astra_k0 : %d;\n", ir->inner, RB_K,
+		       ir->inner, RB_K);
+	astra_buf_adds(b, "\t\t\tfor (int astra_kk = 0; astra_kk < astra_kn; astra_kk++)\n");
+	astra_buf_addf(b, "#pragma unroll\n\t\t\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", RB_N);
+	astra_buf_addf(b, "#pragma unroll\n\t\t\t\tfor (int astra_j = 0; astra_j < %d; astra_j++)\n", RB_N);
+	astra_buf_adds(b, "\t\t\t\t\tastra_acc[astra_i][astra_j] = astra_acc[astra_i][astra_j] + ");
+	w->name_r = "(astra_tr * 64 + threadIdx.y + 16 * astra_i)";
+	w->name_c = "(astra_tc * 64 + threadIdx.x + 16 * astra_j)";
+	w->name_k = "(astra_k0 + astra_kk)";
+	w->tiles = 2;
+	emit(w, w->red->a[0], b);
+	w->tiles = 0;
+	w->name_k = NULL;
+	astra_buf_adds(b, ";\n\t\t\t__syncthreads();\n\t\t}\n");
+	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", RB_N);
+	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_j = 0; astra_j < %d; astra_j++) {\n", RB_N);
+	astra_buf_addf(b, "\t\t\tconst int astra_r = astra_tr * %d + threadIdx.y + %d * astra_i;\n", bt, RB_T);
+	astra_buf_addf(b, "\t\t\tconst int astra_c = astra_tc * %d + threadIdx.x + %d * astra_j;\n", bt, RB_T);
+	astra_buf_addf(b, "\t\t\tif (astra_r < (%s) && astra_c < (%s)) {\n", ir->rows, ir->cols);
+	astra_buf_adds(b, "\t\t\t\tconst ");
+	w->name_r = "astra_r";
+	w->name_c = "astra_c";
+	w->acc = "astra_acc[astra_i][astra_j]";
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_addf(b, "%s%s astra_v%zu = ", j ? "\t\t\t\tconst " : "", type, j);
+		emit(w, ir->stores[j].value, b);
+		astra_buf_adds(b, ";\n");
+	}
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_addf(b, "\t\t\t\t%s[", ir->stores[j].buf);
+		emit(w, ir->stores[j].index, b);
+		astra_buf_addf(b, "] = astra_v%zu;\n", j);
+	}
+	w->acc = NULL;
+	astra_buf_adds(b, "\t\t\t}\n\t\t}\n\t}\n}\n");
+}
+
 int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int tile,
 			    struct astra_buf *out, struct astra_buf *why)
 {
@@ -328,6 +429,14 @@ int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel
 	w.why = why;
 	if (check(&w) < 0)
 		goto out;
+	if (!tile) {
+		contract_rb(&w, type, &b);
+		if (!w.bad) {
+			astra_buf_add(out, k->text, sig);
+			astra_buf_add(out, b.buf, b.len);
+		}
+		goto out;
+	}
 	astra_buf_adds(&b, "{\n");
 	for (j = 0; j < w.nr_ops; j++)
 		astra_buf_addf(&b, "\t__shared__ %s astra_t%zu[%d][%d];\n", type, j, tile, tile + 1);

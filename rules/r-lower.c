@@ -158,7 +158,9 @@ static int apply_contract(struct astra_rk *rk, const char *arg, struct astra_buf
 	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
 	char *type = NULL, *block = NULL;
 	int tile = arg ? atoi(arg) : 16, ret = 0;
-	if (tile != 8 && tile != 16 && tile != 32) {
+	if (arg && !strcmp(arg, "rb"))
+		tile = 0;   /* register-blocked: 64 x 64 per block of 16 x 16, 4 x 4 per thread */
+	else if (tile != 8 && tile != 16 && tile != 32) {
 		astra_buf_addf(why, "the tile `%s` is not 8, 16 or 32", arg);
 		return 0;
 	}
@@ -188,7 +190,7 @@ static int apply_contract(struct astra_rk *rk, const char *arg, struct astra_buf
 		if (astra_ir_lower_contract(&ir, rk->k, type, tile, &text, &w) < 0)
 			goto out;
 	}
-	block = xasprintf("dim3(%d, %d)", tile, tile);
+	block = tile ? xasprintf("dim3(%d, %d)", tile, tile) : xstrdup("dim3(16, 16)");
 	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
 	astra_rk_set_launch(rk, NULL, block, "0");
 	ret = 1;
@@ -200,6 +202,22 @@ out:
 	astra_buf_release(&w);
 	return ret;
 }
+
+static int apply_contract_rb(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	(void)arg;
+	return apply_contract(rk, "rb", why);
+}
+
+const struct astra_rule astra_rule_lower_contract_rb = {
+	.name = "lower-contract-rb",
+	.summary = "contraction (2-D grid, a thread per out[r,c], a loop over k) -> register-blocked from its lifted "
+		   "form: 64 x 64 outputs per block of 16 x 16 threads, 4 x 4 per thread, k in tiles of 16",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "lower-contract,flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist",
+	.apply = apply_contract_rb,
+};
 
 const struct astra_rule astra_rule_lower_contract = {
 	.name = "lower-contract",

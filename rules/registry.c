@@ -33,6 +33,7 @@ extern const struct astra_rule astra_rule_block_size;
 extern const struct astra_rule astra_rule_launch_bounds;
 extern const struct astra_rule astra_rule_lower_rows;
 extern const struct astra_rule astra_rule_lower_contract;
+extern const struct astra_rule astra_rule_lower_contract_rb;
 extern const struct astra_rule astra_rule_lower_matvec;
 extern const struct astra_rule astra_rule_lower_stencil;
 
@@ -45,6 +46,7 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_warp_rows,
 	&astra_rule_lower_rows,
 	&astra_rule_lower_contract,
+	&astra_rule_lower_contract_rb,
 	&astra_rule_lower_matvec,
 	&astra_rule_lower_stencil,
 	&astra_rule_online_softmax,

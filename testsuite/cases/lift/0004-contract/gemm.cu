@@ -6,7 +6,7 @@
 #include <cuda_runtime.h>
 
 #pragma astra optimize
-#pragma astra shapes(ni=33, nj=47, nk=29) shapes(ni=64, nj=64, nk=64) buffers(a[ni*nk], b[nk*nj], c[ni*nj]) outputs(c) scalars(alpha=1.5f, beta=0.5f)
+#pragma astra shapes(ni=33, nj=47, nk=29) shapes(ni=64, nj=64, nk=64) shapes(ni=70, nj=130, nk=20) buffers(a[ni*nk], b[nk*nj], c[ni*nj]) outputs(c) scalars(alpha=1.5f, beta=0.5f)
 #pragma astra launch(grid=dim3((nj + 31) / 32, (ni + 7) / 8), block=dim3(32, 8))
 __global__ void mm__reg(int ni, int nj, int nk, float alpha, float beta, const float *a, const float *b, float *c)
 {
