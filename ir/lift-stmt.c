@@ -183,6 +183,8 @@ static int accumulate_store(struct lifter *L, struct astra_ir_node *e)
 			}
 			free(ot);
 		}
+		if (!x && !lift_depends(v, lp->axis) && !lift_depends(v, "k"))
+			return 0;   /* the same value every iteration: an ordinary store */
 	} else {
 		x = NULL;
 	}
