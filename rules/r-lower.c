@@ -119,7 +119,8 @@ static int is_ident(const char *s)
 /*
  * The one element type of every buffer: float or double, or a name the
  * rules cannot resolve (a macro of a header), spelled alike everywhere.
- * NULL (why set) otherwise; *out_type is malloc'd.
+ * -1 (why set) otherwise: a variant of another type would not compile or
+ * would compute in another precision; *out_type is malloc'd.
  */
 static int one_type(struct astra_rk *rk, char **out_type, struct astra_buf *why)
 {
