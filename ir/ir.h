@@ -3,7 +3,8 @@
  * over threads (doc/lift.md).
  *
  * The IR is small on purpose: a logical iteration space (flat `i`, or
- * rows `r` x columns `c`), and the kernel's stores, each
+ * rows `r` x columns `c`, with an inner axis `k` that a thread's own loop
+ * reduces in a contraction), and the kernel's stores, each
  *
  *     buf[index] = value      or      buf[index] += value   (atomics)
  *
@@ -41,7 +42,8 @@ enum astra_ir_kind {
 	IR_UN,       /* s: operator; a[0] */
 	IR_COND,     /* a[0] ? a[1] : a[2] */
 	IR_CALL,     /* s: function; a[]: arguments */
-	IR_RED,      /* s: "sum" "max" "min"; axis: "c" or "r"; a[0]: the body */
+	IR_RED,      /* s: "sum" "max" "min"; axis: "c", "r" or "k"; a[0]: the body; a[1] (nr 2): the seed, the
+		      * value the running result starts from when it is not the identity (over k only) */
 	IR_PARTIAL,  /* a reduction some threads hold a part of: as IR_RED, with scope */
 	IR_PTR,      /* s: a pointer parameter; a[0]: the offset in elements */
 	IR_SHARED,   /* s: a __shared__ array or variable of the kernel */
@@ -83,6 +85,7 @@ struct astra_ir_store {
 	struct astra_ir_node *value;
 	int accumulate;               /* 1: atomicAdd (+=) */
 	unsigned line;
+	int open_loop;                /* lifting: accumulated over k in the loop of this depth, still open */
 };
 
 enum astra_ir_mapping {
@@ -102,6 +105,8 @@ struct astra_ir {
 	int one_per_thread;           /* a block per row, threadIdx.x is the column */
 	const char *rows;             /* extent of r (or of the flat index), as printed */
 	const char *cols;             /* extent of c, NULL for a flat space */
+	const char *inner;            /* extent of k, the axis a thread's own loop reduces (a contraction), or NULL */
+	const char *rows_lo, *cols_lo; /* the first r and c the guards let through (a stencil's border), NULL: 0 */
 	struct astra_ir_store *stores;
 	size_t nr_stores, alloc_stores;
 };

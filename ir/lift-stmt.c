@@ -50,13 +50,21 @@ static void accumulate(struct lifter *L, struct lvar *v, const char *op, struct 
 {
 	struct loopctx *lp = inner(L);
 	struct astra_ir_node *r;
+	int seeded = lp->kind == LOOP_SEQ && !lp->rows && !(!strcmp(op, "sum") && is_zero(v->val)) &&
+		     (!strcmp(lp->axis, "k") || !strcmp(op, "sum"));
 	if (lp->rows)
 		lift_fail(L, "a loop over rows changes `%s`", v->name);
-	if (!strcmp(op, "sum") && !is_zero(v->val))
+	if (!strcmp(op, "sum") && !is_zero(v->val) && !seeded)
 		lift_fail(L, "the sum `%s` does not start at 0", v->name);
 	if (v->val->kind == IR_RED || v->val->kind == IR_PARTIAL)
 		lift_fail(L, "`%s` accumulates twice in one loop", v->name);
-	r = astra_ir_node(L->ar, lp->kind == LOOP_SEQ ? IR_RED : IR_PARTIAL, op, 1, e);
+	if (seeded && lift_depends(v->val, lp->axis))
+		lift_fail(L, "`%s` starts from a value of the loop over %s", v->name, lp->axis);
+	/* a thread's own sum (a contraction's max or min too) that starts elsewhere than 0 keeps its start */
+	if (seeded)
+		r = astra_ir_node(L->ar, IR_RED, op, 2, e, v->val);
+	else
+		r = astra_ir_node(L->ar, lp->kind == LOOP_SEQ ? IR_RED : IR_PARTIAL, op, 1, e);
 	r->axis = lp->axis;
 	r->scope = IR_SCOPE_THREAD;
 	v->val = r;
@@ -133,6 +141,70 @@ static void store_shared(struct lifter *L, struct lvar *v, struct astra_ir_node 
 	v->val = val;
 }
 
+/*
+ * out[p] += e (or out[p] = out[p] + e) inside a thread's own loop, at a
+ * place p that does not depend on the loop's axis (k of a contraction, or
+ * the columns of a thread per row): the running value is the element
+ * itself.  The element becomes its value before the loop, the seed, plus
+ * the sum over the axis of e.  Nothing in the loop may read the element
+ * again (lift.c's deref refuses it).  Returns 0 when p depends on the
+ * axis (an ordinary store, for the caller).
+ */
+static int accumulate_store(struct lifter *L, struct astra_ir_node *e)
+{
+	struct loopctx *lp = inner(L);
+	struct astra_ir_node *lhs = e->a[0], *ptr, *old, *x, *r;
+	char *ot, *t;
+	size_t j;
+	if (lhs->kind == IR_INDEX)
+		ptr = lift_eval(L, astra_ir_node(L->ar, IR_UN, "&", 1, lhs));
+	else if (lhs->kind == IR_UN && !strcmp(lhs->s, "*"))
+		ptr = lift_eval(L, lhs->a[0]);
+	else
+		return 0;
+	if (ptr->kind != IR_PTR || lift_depends(lift_bind(L, ptr->a[0]), lp->axis)) {
+		if (!strcmp(lp->axis, "k"))
+			lift_fail(L, "a store inside the loop over k at a place that depends on k");
+		return 0;
+	}
+	old = lift_eval(L, lhs);
+	if (!strcmp(e->s, "+=")) {
+		x = lift_eval(L, e->a[1]);
+	} else if (!strcmp(e->s, "=")) {
+		struct astra_ir_node *v = lift_eval(L, e->a[1]);
+		x = NULL;
+		if (v->kind == IR_BIN && !strcmp(v->s, "+")) {
+			ot = lift_text(old);
+			for (j = 0; j < 2 && !x; j++) {
+				t = lift_text(v->a[j]);
+				if (v->a[j] == old || !strcmp(t, ot))
+					x = v->a[1 - j];
+				free(t);
+			}
+			free(ot);
+		}
+		if (!x && !lift_depends(v, lp->axis) && !lift_depends(v, "k"))
+			return 0;   /* the same value every iteration: an ordinary store */
+	} else {
+		x = NULL;
+	}
+	if (!x)
+		lift_fail(L, "a store inside the loop over %s at one place that is not an accumulation `out[...] += ...`",
+			  lp->axis);
+	if (lift_depends(old, lp->axis))
+		lift_fail(L, "an accumulation inside the loop over %s into a place that depends on it", lp->axis);
+	if (is_zero(old))
+		r = astra_ir_node(L->ar, IR_RED, "sum", 1, x);
+	else
+		r = astra_ir_node(L->ar, IR_RED, "sum", 2, x, old);
+	r->axis = lp->axis;
+	r->scope = IR_SCOPE_THREAD;
+	lift_store(L, lhs, r, 0);
+	j = L->ir->nr_stores - 1;   /* lift_store appends */
+	L->ir->stores[j].open_loop = L->nr_loops;
+	return 1;
+}
+
 static void expr_stmt(struct lifter *L, struct astra_ir_node *e)
 {
 	struct lvar *v;
@@ -152,6 +224,8 @@ static void expr_stmt(struct lifter *L, struct astra_ir_node *e)
 			store_shared(L, v, lhs->a[1], e->s, e->a[1]);
 			return;
 		}
+		if (inner(L) && inner(L)->kind == LOOP_SEQ && !inner(L)->rows && accumulate_store(L, e))
+			return;
 		if (!strcmp(e->s, "=")) {
 			lift_store(L, lhs, lift_eval(L, e->a[1]), 0);
 		} else {
@@ -191,7 +265,8 @@ static void split(struct astra_ir_node *c, const char *op, struct astra_ir_node 
 
 void lift_set_extent(struct lifter *L, const struct astra_ir_node *a, struct astra_ir_node *bound)
 {
-	struct astra_ir_node **slot = !strcmp(a->s, "i") ? &L->ext_i : !strcmp(a->s, "r") ? &L->ext_r : &L->ext_c;
+	struct astra_ir_node **slot = !strcmp(a->s, "i") ? &L->ext_i : !strcmp(a->s, "r") ? &L->ext_r :
+				      !strcmp(a->s, "k") ? &L->ext_k : &L->ext_c;
 	if (!*slot)
 		*slot = bound;
 	else if (strcmp(lift_ext(L, *slot), lift_ext(L, bound)))
@@ -201,6 +276,46 @@ void lift_set_extent(struct lifter *L, const struct astra_ir_node *a, struct ast
 static int logical_atom(const struct astra_ir_node *n)
 {
 	return n->kind == IR_ATOM && (!strcmp(n->s, "i") || !strcmp(n->s, "r") || !strcmp(n->s, "c"));
+}
+
+/*
+ * A lower bound `idx >= L`, `idx > L` (in: 1) or `idx < L`, `idx <= L`
+ * (in: 0, an early return), either way round: the first index of the
+ * logical axis (a stencil's border rows and columns are left alone).
+ */
+static int lower_bound(struct lifter *L, struct astra_ir_node *c, int in)
+{
+	static const char *const ops[][3] = {
+		/* op, flipped, inclusive (idx op L): 1 starts at L, 0 at L + 1 */
+		{">=", "<=", "1"}, {">", "<", "0"},
+	};
+	struct astra_ir_node *a, *b, *lo, **slot;
+	size_t j;
+	int side;
+	if (c->kind != IR_BIN)
+		return 0;
+	for (j = 0; j < 2; j++)
+		for (side = 0; side < 2; side++) {
+			/* in: `idx >= L`; a return: its negation `idx < L` (or `L > idx`) */
+			const char *op = in ? (side ? ops[j][1] : ops[j][0]) : (side ? (j ? ">=" : ">") : (j ? "<=" : "<"));
+			if (strcmp(c->s, op))
+				continue;
+			a = lift_bind(L, lift_eval(L, c->a[side]));
+			b = c->a[1 - side];
+			if (!logical_atom(a))
+				continue;
+			lo = lift_eval(L, b);
+			if (lift_depends(lo, "r") || lift_depends(lo, "c") || lift_depends(lo, "i"))
+				return 0;
+			if (!strcmp(ops[j][2], "0"))
+				lo = astra_ir_node(L->ar, IR_BIN, "+", 2, lo, lift_num(L, "1"));
+			slot = !strcmp(a->s, "r") ? &L->lo_r : !strcmp(a->s, "c") ? &L->lo_c : &L->lo_i;
+			if (*slot && strcmp(lift_ext(L, *slot), lift_ext(L, lo)))
+				lift_fail(L, "`%s` is checked against two lower bounds", a->s);
+			*slot = lo;
+			return 1;
+		}
+	return 0;
 }
 
 /* A bound check `idx < B` (in: 1) or `idx >= B` (in: 0): sets the extent. */
@@ -217,7 +332,7 @@ static int bound(struct lifter *L, struct astra_ir_node *c, int in)
 		a = lift_bind(L, lift_eval(L, c->a[1]));
 		b = c->a[0];
 	} else {
-		return 0;
+		return lower_bound(L, c, in);
 	}
 	if (L->ir->mapping == IR_MAP_BLOCK && a->kind == IR_ATOM && !strcmp(a->s, "tid.x") && !L->nr_loops) {
 		/* one element per thread: the column bound */
@@ -226,7 +341,7 @@ static int bound(struct lifter *L, struct astra_ir_node *c, int in)
 		L->uses_c = 1;
 	}
 	if (!logical_atom(a))
-		return 0;
+		return lower_bound(L, c, in);
 	lift_set_extent(L, a, lift_eval(L, b));
 	return 1;
 }
@@ -504,7 +619,14 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 	lim = lift_eval(L, h.bound);
 	if (strcmp(h.how, "+="))
 		lift_fail(L, "a loop that does not count up: `%s`", s->text);
-	if (lift_is(init, "0") && lift_is(step, "1")) {
+	if (lift_is(init, "0") && lift_is(step, "1") && L->ir->mapping == IR_MAP_2D) {
+		/* a thread of a 2-D grid owns out[r, c]: its own loop is a contraction's inner axis */
+		for (j = 0; j < (size_t)L->nr_loops; j++)
+			if (!strcmp(L->loops[j].axis, "k"))
+				lift_fail(L, "nested loops inside a thread of a 2-D grid: `%s`", s->text);
+		kind = LOOP_SEQ;
+		axis = "k";
+	} else if (lift_is(init, "0") && lift_is(step, "1")) {
 		kind = LOOP_SEQ;
 		axis = "c";
 	} else if (lift_is(init, "tid.x") && (lift_is(step, "bdim.x") || (L->k->pragma.block && lift_is(step, L->k->pragma.block) && strcmp(L->k->pragma.block, "1")))) {
@@ -555,6 +677,9 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 	for (j = 0; j < L->nr_vars; j++)
 		if (L->vars[j].acc_loop > L->nr_loops)
 			L->vars[j].acc_loop = 0;
+	for (j = 0; j < L->ir->nr_stores; j++)
+		if (L->ir->stores[j].open_loop > L->nr_loops)
+			L->ir->stores[j].open_loop = 0;
 }
 
 void lift_stmt(struct lifter *L, struct astra_ir_stmt *s, int top)

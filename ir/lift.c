@@ -347,6 +347,8 @@ static struct astra_ir_node *deref(struct lifter *L, struct astra_ir_node *p)
 			if (!strcmp(t, u)) {
 				free(t);
 				free(u);
+				if (L->ir->stores[j].open_loop)
+					lift_fail(L, "reads `%s[...]` inside the loop over k that accumulates it (a scan)", p->s);
 				return L->ir->stores[j].value;
 			}
 			free(u);
@@ -659,6 +661,7 @@ void lift_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_nod
 	s->value = val;
 	s->accumulate = accumulate;
 	s->line = L->line;
+	s->open_loop = 0;
 }
 
 static const char *const thread_atoms[] = {"tid.x", "tid.y", "bid.x", "bid.y", "lane", "warp", "tid.z", "bid.z", NULL};
@@ -739,6 +742,16 @@ static void finish(struct lifter *L)
 	}
 	if (ir->mapping == IR_MAP_THREAD && L->c_loop)
 		ir->mapping = IR_MAP_THREAD_ROW;
+	if (L->ext_k)
+		ir->inner = lift_ext(L, L->ext_k);
+	if (L->lo_i && !L->split && !L->lo_r)
+		L->lo_r = L->lo_i;
+	else if (L->lo_i)
+		lift_fail(L, "a lower bound on a flat index split into a row and a column");
+	if (L->lo_r && !lift_is(L->lo_r, "0"))
+		ir->rows_lo = lift_ext(L, L->lo_r);
+	if (L->lo_c && !lift_is(L->lo_c, "0"))
+		ir->cols_lo = lift_ext(L, L->lo_c);
 	if (!ir->rows)
 		ir->rows = lift_ext(L, L->ext_r);
 	if (!ir->rows && ir->mapping == IR_MAP_BLOCK && L->k->pragma.grid)

@@ -37,7 +37,7 @@ struct lvar {
 enum { LOOP_SEQ, LOOP_SPREAD, LOOP_GRID };
 
 struct loopctx {
-	const char *axis;            /* "c" or "i" or "r" */
+	const char *axis;            /* "c" or "i" or "r", or "k": a thread's own loop in a 2-D grid (a contraction) */
 	int kind;                    /* LOOP_SEQ: a thread's own loop; LOOP_SPREAD/GRID: shared by threads */
 	int rows;                    /* a loop over rows (a block per row, grid-stride): no reductions */
 };
@@ -54,7 +54,8 @@ struct lifter {
 	int nr_loops;
 	int twod;                    /* the kernel names .y of threadIdx/blockIdx */
 	int lanes_x;                 /* 2-D rows: blockDim.x from the pragma's launch (0: unknown) */
-	struct astra_ir_node *ext_i, *ext_r, *ext_c; /* the bounds checked (or looped to) */
+	struct astra_ir_node *ext_i, *ext_r, *ext_c, *ext_k; /* the bounds checked (or looped to) */
+	struct astra_ir_node *lo_i, *lo_r, *lo_c;  /* lower bounds checked (a stencil's border), NULL: 0 */
 	struct astra_ir_node *split;  /* the flat index was split into r = i / split, c = i % split */
 	int uses_c;
 	int c_loop;                  /* a loop over columns was lifted */

@@ -10,4 +10,5 @@ libastra_a_SOURCES += \
 	ir/lift-stmt.c \
 	ir/lower.c ir/lower.h \
 	ir/lower-reduce.c ir/lower-reduce.h \
-	ir/lower-transpose.c ir/lower-transpose.h
+	ir/lower-transpose.c ir/lower-transpose.h \
+	ir/lower-nest.c

@@ -59,6 +59,8 @@ static void collect(struct lw *w, const struct astra_ir_node *n)
 	if (n->kind == IR_RED) {
 		if (strcmp(n->axis, "c"))
 			refuse(w, "a reduction over the rows");
+		if (n->nr > 1)
+			refuse(w, "a running sum that starts from a value of its own");
 		if (red_index(w, n) < 0) {
 			ALLOC_GROW(w->reds, w->nr_reds + 1, w->alloc_reds);
 			w->reds[w->nr_reds++] = n;
@@ -175,6 +177,8 @@ int astra_ir_lower_rows(const struct astra_ir *ir, const struct astra_kernel *k,
 	w.why = why;
 	if (!ir->cols || !ir->rows)
 		refuse(&w, "not a rows x columns computation");
+	if (ir->rows_lo || ir->cols_lo)
+		refuse(&w, "rows or columns that do not start at 0");
 	for (j = 0; j < ir->nr_stores && !w.bad; j++) {
 		struct astra_buf at = ASTRA_BUF_INIT;
 		if (ir->stores[j].accumulate)

@@ -20,4 +20,44 @@
 int astra_ir_lower_rows(const struct astra_ir *ir, const struct astra_kernel *k, const char *reduce_prefix,
 			struct astra_buf *out, struct astra_buf *why);
 
+/*
+ * astra_ir_lower_contract (lower-nest.c) writes, for a lifted contraction
+ * (a 2-D grid, a thread per out[r, c], one sum over k whose loads each
+ * depend on k and one of r, c), a kernel with k's signature that stages
+ * the sum's operands in `tile` x `tile` shared-memory tiles of `type`
+ * (the buffers' element type), adds the terms in the original's order of
+ * k from the running value's original start, and stores what the
+ * original stores under its guard.  The launch: block = dim3(tile, tile),
+ * any 2-D grid (blocks take the output's tiles in grid-stride loops).
+ * Returns 0, or -1 with why saying what does not lower ("file:line: ..."
+ * where a store's line is known).
+ */
+int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int tile,
+			    struct astra_buf *out, struct astra_buf *why);
+
+/*
+ * astra_ir_lower_matvec (lower-nest.c) writes, for a lifted thread-per-row
+ * computation whose stores are per row and whose sums over the row read a
+ * matrix along its rows (A[r * n + c]: uncoalesced a thread per row), a
+ * kernel with k's signature that gives each row a warp: lanes on
+ * consecutive columns, the sums combined by shuffles, lane 0 storing.
+ * Rows in a grid-stride loop over the warps: block = any multiple of 32,
+ * any grid.  Returns 0, or -1 with why ("file:line: ..." where known; a
+ * matrix walked by columns is coalesced already and refused).
+ */
+int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
+			  struct astra_buf *out, struct astra_buf *why);
+
+/*
+ * astra_ir_lower_stencil (lower-nest.c) writes, for a lifted 2-D grid with
+ * a thread per element whose stores read an input at places shifted by
+ * at most 2 rows and columns (a stencil), a kernel with k's signature
+ * that stages each such input in a shared tile with its halo per 32 x 8
+ * block (only the elements the original's guarded threads read), then
+ * computes and stores as the original under its guard.  block =
+ * dim3(32, 8), any 2-D grid.  Returns 0, or -1 with why.
+ */
+int astra_ir_lower_stencil(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
+			   struct astra_buf *out, struct astra_buf *why);
+
 #endif

@@ -309,12 +309,61 @@ static int rest_over_cols(const char *rest, const char *cols, struct astra_buf *
 	return 0;
 }
 
+/* In a contraction: an index u * extent(v) + v of two of r, c, k is printed "u,v". */
+static int print_pair(const struct ctx *cx, const struct astra_ir_node *n, struct astra_buf *out)
+{
+	static const char *const ax[] = {"r", "c", "k"};
+	const char *ext[3];
+	struct astra_buf t = ASTRA_BUF_INIT, u = ASTRA_BUF_INIT;
+	int i, j, found = 0;
+	if (!cx || !cx->ir || !cx->ir->inner || !cx->ir->cols)
+		return 0;
+	ext[0] = cx->ir->rows;
+	ext[1] = cx->ir->cols;
+	ext[2] = cx->ir->inner;
+	astra_ir_print_poly(n, &t);
+	for (i = 0; i < 3 && !found; i++)
+		for (j = 0; j < 3 && !found; j++) {
+			struct astra_ir_node a = {.kind = IR_ATOM, .s = ax[i]}, b = {.kind = IR_ATOM, .s = ax[j]};
+			struct astra_ir_node e = {.kind = IR_NAME, .s = ext[j]}, *m2[2] = {&a, &e}, mul, *s2[2], sum;
+			if (i == j || !ext[j])
+				continue;
+			memset(&mul, 0, sizeof(mul));
+			mul.kind = IR_BIN;
+			mul.s = "*";
+			mul.a = m2;
+			mul.nr = 2;
+			s2[0] = &mul;
+			s2[1] = &b;
+			memset(&sum, 0, sizeof(sum));
+			sum.kind = IR_BIN;
+			sum.s = "+";
+			sum.a = s2;
+			sum.nr = 2;
+			astra_buf_reset(&u);
+			astra_ir_print_poly(&sum, &u);
+			if (t.len && u.len && !strcmp(t.buf, u.buf)) {
+				astra_buf_addf(out, "%s,%s", ax[i], ax[j]);
+				found = 1;
+			}
+		}
+	astra_buf_release(&t);
+	astra_buf_release(&u);
+	return found;
+}
+
 static void print_index(const struct ctx *cx, const struct astra_ir_node *n, struct astra_buf *out)
 {
 	struct astra_buf cr = ASTRA_BUF_INIT, cc = ASTRA_BUF_INIT, rest = ASTRA_BUF_INIT;
 	const char *rname = cx && cx->ir && !cx->ir->cols ? "i" : "r";
 	int ok = cx && cx->ir && split_index(n, &cr, &cc, &rest);
 	const char *rows = ok ? cx->ir->rows : NULL, *cols = ok ? cx->ir->cols : NULL;
+	if (print_pair(cx, n, out)) {
+		astra_buf_release(&cr);
+		astra_buf_release(&cc);
+		astra_buf_release(&rest);
+		return;
+	}
 	if (ok && same(&cr, cols) && same(&cc, "1") && !rest.len)
 		astra_buf_adds(out, "r,c");
 	else if (ok && same(&cc, rows) && same(&cr, "1") && !rest.len)
@@ -464,6 +513,11 @@ static void print_node(const struct ctx *cx, const struct astra_ir_node *n, stru
 		astra_buf_addf(out, "%s%s_%s(", n->kind == IR_PARTIAL ? "partial_" : "", n->s,
 			       cx && cx->ir && !cx->ir->cols && !strcmp(n->axis, "r") ? "i" : n->axis);
 		print_node(cx, n->a[0], out, 0);
+		if (n->nr > 1) {
+			/* a running value over k that starts from a value of its own */
+			astra_buf_adds(out, "; start ");
+			print_node(cx, n->a[1], out, 0);
+		}
 		astra_buf_addch(out, ')');
 		return;
 	case IR_PTR:
@@ -520,8 +574,12 @@ void astra_ir_print(const struct astra_ir *ir, struct astra_buf *out)
 		astra_buf_adds(out, s->accumulate ? " += " : " = ");
 		print_node(&cx, s->value, out, 0);
 	}
+	/* an extent with a first index other than 0 is printed lo..hi */
+	astra_buf_addf(out, "  (%s=%s%s%s", ir->cols ? "rows" : "n", ir->rows_lo ? ir->rows_lo : "",
+		       ir->rows_lo ? ".." : "", ir->rows ? ir->rows : "?");
 	if (ir->cols)
-		astra_buf_addf(out, "  (rows=%s, cols=%s)", ir->rows ? ir->rows : "?", ir->cols);
-	else
-		astra_buf_addf(out, "  (n=%s)", ir->rows ? ir->rows : "?");
+		astra_buf_addf(out, ", cols=%s%s%s", ir->cols_lo ? ir->cols_lo : "", ir->cols_lo ? ".." : "", ir->cols);
+	if (ir->cols && ir->inner)
+		astra_buf_addf(out, ", k=%s", ir->inner);
+	astra_buf_addch(out, ')');
 }

@@ -317,7 +317,7 @@ static void sweeps_on(struct plan *p, const char *prefer)
 static void first_round(struct plan *p)
 {
 	size_t i;
-	const char *alts[16];
+	const char *alts[64];   /* every rule with excludes, then the variants (17 today; 16 dropped the last) */
 	size_t nr_alts = 0;
 	struct astra_vec v = ASTRA_VEC_INIT;
 

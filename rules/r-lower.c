@@ -9,6 +9,26 @@
  * block all-reduce (warp shuffles and per-warp partials).  The variant
  * carries its launch (the same grid, its own block).  Only float
  * buffers: the IR drops conversions.
+ *
+ * Rule "lower-contract": a kernel that lifts to a contraction (a 2-D grid,
+ * a thread per out[r, c], a loop over k: the matrix products of PolyBench's
+ * shape) is generated again with its operands staged in shared-memory
+ * tiles (ir/lower-nest.c): the original's grid, block dim3(T, T), T = 16
+ * (the argument: 8, 16 or 32).  Buffers all of one element type, float or
+ * double, or one name the rules cannot resolve (PolyBench's DATA_TYPE, a
+ * macro of a header): the tiles and the running sum are of that type, as
+ * the original's running value in memory is; the verifier judges it.
+ *
+ * Rule "lower-matvec": a thread per row whose sums over the row read a
+ * matrix along its rows (A[r * n + c], uncoalesced: PolyBench's atax,
+ * bicg, gesummv, mvt kernels written that way) is generated again a warp
+ * per row (ir/lower-nest.c): block 256, a grid of a warp per row.
+ *
+ * Rule "lower-stencil": a 2-D grid with a thread per element whose
+ * outputs read an input at places shifted by up to 2 rows and columns
+ * (jacobi-2d, convolution-2d, fdtd-2d) is generated again with each such
+ * input staged in a shared tile with its halo: block dim3(32, 8), the
+ * original's grid.
  */
 #include "autoconfig.h"
 
@@ -16,6 +36,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "front/types.h"
 #include "ir/lower.h"
 #include "lib/util.h"
 #include "rules/helpers.h"
@@ -84,6 +105,257 @@ out:
 	astra_buf_release(&w);
 	return ret;
 }
+
+static int is_ident(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+/*
+ * The one element type of every buffer: float or double, or a name the
+ * rules cannot resolve (a macro of a header), spelled alike everywhere.
+ * -1 (why set) otherwise: a variant of another type would not compile or
+ * would compute in another precision; *out_type is malloc'd.
+ */
+static int one_type(struct astra_rk *rk, char **out_type, struct astra_buf *why)
+{
+	char *type = NULL;
+	size_t j;
+	for (j = 0; j < rk->k->nr_params; j++) {
+		const struct astra_param *p = &rk->k->params[j];
+		char *t;
+		int ok;
+		if (!p->is_pointer)
+			continue;
+		t = astra_rk_resolve_type(rk, p->elem_type ? p->elem_type : p->type);
+		ok = t && (!strcmp(t, "float") || !strcmp(t, "double") ||
+			   (!astra_type_builtin_size(t) && is_ident(t) && !astra_rk_is_tmpl_param(rk, t)));
+		if (!ok || (type && strcmp(type, t))) {
+			astra_buf_addf(why, "`%s` is not a float or double buffer like the others (the IR drops conversions)",
+				       p->name);
+			free(t);
+			free(type);
+			return -1;
+		}
+		free(type);
+		type = t;
+	}
+	if (!type) {
+		astra_buf_adds(why, "no buffer");
+		return -1;
+	}
+	*out_type = type;
+	return 0;
+}
+
+static int apply_contract(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	struct astra_ir ir;
+	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
+	char *type = NULL, *block = NULL;
+	int tile = arg ? atoi(arg) : 16, ret = 0;
+	if (arg && !strcmp(arg, "rb"))
+		tile = 0;   /* register-blocked: 64 x 64 per block of 16 x 16, 4 x 4 per thread */
+	else if (tile != 8 && tile != 16 && tile != 32) {
+		astra_buf_addf(why, "the tile `%s` is not 8, 16 or 32", arg);
+		return 0;
+	}
+	if (rk->steps.nr) {
+		astra_buf_adds(why, "lowers the original kernel only (it must be the first step)");
+		return 0;
+	}
+	if (astra_ir_lift(rk->k, &ir, &w) < 0) {
+		astra_buf_adds(why, "the kernel does not lift (the `not lifted:` line says why)");
+		goto out;
+	}
+	if (!ir.inner) {
+		astra_buf_addf(why, "written as %s with no loop over k; only contractions (a 2-D grid, a thread per "
+				    "element, a loop over k) are tiled", astra_ir_mapping_name(ir.mapping));
+		goto out;
+	}
+	astra_buf_reset(&w);
+	/* what does not lower first (it names the line), then the buffers' type */
+	if (astra_ir_lower_contract(&ir, rk->k, "float", tile, &text, &w) < 0) {
+		astra_buf_addf(why, "does not lower: %s", w.buf ? w.buf : "?");
+		goto out;
+	}
+	if (one_type(rk, &type, why) < 0)
+		goto out;
+	if (strcmp(type, "float")) {
+		astra_buf_reset(&text);
+		if (astra_ir_lower_contract(&ir, rk->k, type, tile, &text, &w) < 0)
+			goto out;
+	}
+	block = tile ? xasprintf("dim3(%d, %d)", tile, tile) : xstrdup("dim3(16, 16)");
+	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
+	astra_rk_set_launch(rk, NULL, block, "0");
+	ret = 1;
+out:
+	free(type);
+	free(block);
+	astra_ir_release(&ir);
+	astra_buf_release(&text);
+	astra_buf_release(&w);
+	return ret;
+}
+
+static int apply_contract_rb(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	(void)arg;
+	return apply_contract(rk, "rb", why);
+}
+
+const struct astra_rule astra_rule_lower_contract_rb = {
+	.name = "lower-contract-rb",
+	.summary = "contraction (2-D grid, a thread per out[r,c], a loop over k) -> register-blocked from its lifted "
+		   "form: 64 x 64 outputs per block of 16 x 16 threads, 4 x 4 per thread, k in tiles of 16",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "lower-contract,flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist",
+	.apply = apply_contract_rb,
+};
+
+const struct astra_rule astra_rule_lower_contract = {
+	.name = "lower-contract",
+	.summary = "contraction (2-D grid, a thread per out[r,c], a loop over k) -> generated from its lifted form: "
+		   "operands staged in T x T shared-memory tiles (T=16, or the argument 8/32)",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist",
+	.apply = apply_contract,
+};
+
+/*
+ * The grid of the warp-per-row variant: a warp for each row the original
+ * gave a thread (from the rows, else from its grid and literal block),
+ * else 1024 blocks of 8 warps (the rows are a grid-stride loop over the
+ * warps, so any grid is correct; PolyBench's rows are macros of a header,
+ * which a launcher of the variant may not see).
+ */
+static char *matvec_grid(struct astra_rk *rk, const struct astra_ir *ir)
+{
+	long blk = astra_rk_block_literal(rk);
+	char *g = xasprintf("((%s) + 7) / 8", ir->rows);
+	if (astra_rk_params_only(rk, g))
+		return g;
+	free(g);
+	if (rk->grid && !strstr(rk->grid, "dim3") && astra_rk_params_only(rk, rk->grid) && blk > 0)
+		return xasprintf("((%s) * %ld + 7) / 8", rk->grid, blk);
+	return xstrdup("1024");
+}
+
+static int apply_matvec(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	struct astra_ir ir;
+	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
+	char *type = NULL, *grid = NULL;
+	int ret = 0;
+	(void)arg;
+	if (rk->steps.nr) {
+		astra_buf_adds(why, "lowers the original kernel only (it must be the first step)");
+		return 0;
+	}
+	if (astra_ir_lift(rk->k, &ir, &w) < 0) {
+		astra_buf_adds(why, "the kernel does not lift (the `not lifted:` line says why)");
+		goto out;
+	}
+	if (ir.mapping != IR_MAP_THREAD_ROW) {
+		astra_buf_addf(why, "written as %s; only a thread per row with a loop over the row is lowered",
+			       astra_ir_mapping_name(ir.mapping));
+		goto out;
+	}
+	astra_buf_reset(&w);
+	if (astra_ir_lower_matvec(&ir, rk->k, "float", &text, &w) < 0) {
+		astra_buf_addf(why, "does not lower: %s", w.buf ? w.buf : "?");
+		goto out;
+	}
+	if (one_type(rk, &type, why) < 0)
+		goto out;
+	if (strcmp(type, "float")) {
+		astra_buf_reset(&text);
+		if (astra_ir_lower_matvec(&ir, rk->k, type, &text, &w) < 0)
+			goto out;
+	}
+	grid = matvec_grid(rk, &ir);
+	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
+	astra_rk_set_launch(rk, grid, "256", "0");
+	ret = 1;
+out:
+	free(type);
+	free(grid);
+	astra_ir_release(&ir);
+	astra_buf_release(&text);
+	astra_buf_release(&w);
+	return ret;
+}
+
+const struct astra_rule astra_rule_lower_matvec = {
+	.name = "lower-matvec",
+	.summary = "thread per row reading a matrix along its rows (uncoalesced) -> generated from its lifted form: "
+		   "a warp per row, lanes on consecutive columns, shuffle sums",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "block-per-row,warp-per-row,row-split,warp-rows,flatten,tune,grid-stride,elems-per-thread,hoist",
+	.apply = apply_matvec,
+};
+
+static int apply_stencil(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	struct astra_ir ir;
+	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
+	char *type = NULL;
+	int ret = 0;
+	(void)arg;
+	if (rk->steps.nr) {
+		astra_buf_adds(why, "lowers the original kernel only (it must be the first step)");
+		return 0;
+	}
+	if (astra_ir_lift(rk->k, &ir, &w) < 0) {
+		astra_buf_adds(why, "the kernel does not lift (the `not lifted:` line says why)");
+		goto out;
+	}
+	if (ir.mapping != IR_MAP_2D || ir.inner) {
+		astra_buf_addf(why, "written as %s%s; only a 2-D grid with a thread per element is lowered",
+			       astra_ir_mapping_name(ir.mapping), ir.inner ? " with a loop over k" : "");
+		goto out;
+	}
+	astra_buf_reset(&w);
+	if (astra_ir_lower_stencil(&ir, rk->k, "float", &text, &w) < 0) {
+		astra_buf_addf(why, "does not lower: %s", w.buf ? w.buf : "?");
+		goto out;
+	}
+	if (one_type(rk, &type, why) < 0)
+		goto out;
+	if (strcmp(type, "float")) {
+		astra_buf_reset(&text);
+		if (astra_ir_lower_stencil(&ir, rk->k, type, &text, &w) < 0)
+			goto out;
+	}
+	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
+	astra_rk_set_launch(rk, NULL, "dim3(32, 8)", "0");
+	ret = 1;
+out:
+	free(type);
+	astra_ir_release(&ir);
+	astra_buf_release(&text);
+	astra_buf_release(&w);
+	return ret;
+}
+
+const struct astra_rule astra_rule_lower_stencil = {
+	.name = "lower-stencil",
+	.summary = "2-D grid, a thread per element reading an input at shifted places (a stencil) -> generated from "
+		   "its lifted form: the input staged in a shared tile with its halo per 32 x 8 block",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist",
+	.apply = apply_stencil,
+};
 
 const struct astra_rule astra_rule_lower_rows = {
 	.name = "lower-rows",

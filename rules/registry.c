@@ -34,6 +34,10 @@ extern const struct astra_rule astra_rule_launch_bounds;
 extern const struct astra_rule astra_rule_lower_rows;
 extern const struct astra_rule astra_rule_lower_reduce;
 extern const struct astra_rule astra_rule_lower_transpose;
+extern const struct astra_rule astra_rule_lower_contract;
+extern const struct astra_rule astra_rule_lower_contract_rb;
+extern const struct astra_rule astra_rule_lower_matvec;
+extern const struct astra_rule astra_rule_lower_stencil;
 
 const struct astra_rule *const astra_rules[] = {
 	&astra_rule_tune,
@@ -45,6 +49,10 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_lower_rows,
 	&astra_rule_lower_reduce,
 	&astra_rule_lower_transpose,
+	&astra_rule_lower_contract,
+	&astra_rule_lower_contract_rb,
+	&astra_rule_lower_matvec,
+	&astra_rule_lower_stencil,
 	&astra_rule_online_softmax,
 	&astra_rule_select_regs,
 	&astra_rule_transpose,

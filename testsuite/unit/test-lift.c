@@ -8,7 +8,8 @@
  * and maxima through a thread's loop, a shared-memory tree, warp-shuffle
  * loops, a block-reduce helper with per-warp partials, atomicAdd).  Every
  * kernel of a group must lift to the same one-line form, and that form
- * must be the one written here.  The kernels of 0002-not-lifted must not
+ * must be the one written here (a matrix product's loop nest too: its
+ * running sum over k in the output or in a register).  The kernels of 0002-not-lifted must not
  * lift, with the reason and the line given here.  Extraction needs
  * libclang: without it the file checks are skipped.
  */
@@ -37,6 +38,7 @@ static const struct {
 	{"tr", "out[c,r] = in[r,c]  (rows=rows, cols=cols)", 3},
 	{"axpy", "y[i] = a * x[i] + y[i]  (n=n)", 3},
 	{"emb", "out[r,c] = table[ids[r],c]  (rows=tokens, cols=cols)", 2},
+	{"gemm", "c[r,c] = sum_k(a[r,k] * alpha * b[k,c]; start beta * c[r,c])  (rows=ni, cols=nj, k=nk)", 3},
 };
 
 static const struct {
@@ -51,6 +53,8 @@ static const struct {
 	{"half_warp", "a shuffle loop that does not cover a warp's 32 lanes: `for (int o = 8; o > 0; o /= 2)`", 78},
 	{"exclusive_scan", "reads `acc` in the loop before it accumulates there (a scan)", 96},
 	{"short_block", "one element per thread, but the block (256) is not the row length (cols)", 116},
+	{"nest_scan", "a store inside the loop over k at one place that is not an accumulation `out[...] += ...`", 130},
+	{"last_write", "a store inside the loop over c at one place that is not an accumulation `out[...] += ...`", 143},
 };
 
 static void check_poly(void)
@@ -125,7 +129,7 @@ static int lift_file(const char *dir, const char *name, struct astra_vec *kernel
 int main(void)
 {
 	static const char *const twins[] = {"rmsnorm.cu", "rmsnorm-k.cu", "softmax.cu", "softmax-k.cu", "reduce.cu",
-					    "transpose.cu", "elementwise.cu"};
+					    "transpose.cu", "elementwise.cu", "contract.cu"};
 	struct astra_vec kernels = ASTRA_VEC_INIT, forms = ASTRA_VEC_INIT;
 	const char *src = getenv("srcdir");
 	size_t i, g;

@@ -115,3 +115,30 @@ __global__ void short_block(float *out, const float *x, int rows, int cols)
 	if (threadIdx.x == 0)
 		out[blockIdx.x] = red[0];
 }
+
+// A loop nest per output element that reads the element it accumulates
+// (a running value over k, not a sum).
+#pragma astra optimize
+#pragma astra shapes(n=40, m=20) buffers(a[n*m], c[n*n]) outputs(c)
+#pragma astra launch(grid=dim3((n + 15) / 16, (n + 15) / 16), block=dim3(16, 16))
+__global__ void nest_scan(float *c, const float *a, int n, int m)
+{
+	int j = blockIdx.x * blockDim.x + threadIdx.x;
+	int i = blockIdx.y * blockDim.y + threadIdx.y;
+	if (i < n && j < n)
+		for (int k = 0; k < m; k++)
+			c[i * n + j] = c[i * n + j] * a[i * m + k];
+}
+
+// A thread per row that stores to one place in its loop over the row:
+// the last column's value is kept (not a sum, not modelled).
+#pragma astra optimize
+#pragma astra shapes(rows=37, cols=50) buffers(out[rows], x[rows*cols]) outputs(out)
+#pragma astra launch(grid=(rows + 127) / 128, block=128)
+__global__ void last_write(float *out, const float *x, int rows, int cols)
+{
+	int r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r < rows)
+		for (int c = 0; c < cols; c++)
+			out[r] = 2.0f * x[r * cols + c];
+}
