@@ -17,6 +17,30 @@ export PATH
 
 fail() { echo "FAILED: $*" >&2; exit 1; }
 skip() { echo "$*" >&2; exit 77; }
+# rotating_slice N ENVVAR: which of N slices this run takes, as "K WHY":
+# from $ENVVAR when set (a number below N, or "all"), else from the commit
+# (the first 7 hex digits of git rev-parse HEAD, mod N; without git, the
+# UTC day).  A case that runs one slice of its work per run uses it, and
+# says which (doc/testing.md, "Rotating slices").
+rotating_slice() {
+	local n=$1 var=$2 k seed
+	k=${!var:-}
+	if [ -n "$k" ]; then
+		case $k in
+		all) echo "all $var=all" ;;
+		*[!0-9]*) echo "$var=$k: not a number or all" >&2; exit 99 ;;
+		*) [ "$k" -lt "$n" ] || { echo "$var=$k: not below $n" >&2; exit 99; }
+		   echo "$k $var=$k" ;;
+		esac
+		return
+	fi
+	if seed=$(git -C "$srcdir" rev-parse --short=12 HEAD 2> /dev/null) && [ -n "$seed" ]; then
+		echo "$((16#${seed:0:7} % n)) commit $seed"
+	else
+		seed=$(( $(date -u +%s) / 86400 ))
+		echo "$((seed % n)) UTC day $seed (no git)"
+	fi
+}
 need_nvcc() { [ -n "${NVCC:-}" ] && [ -x "$NVCC" ] || skip "skipped: no nvcc"; }
 have_cuobjdump() { command -v cuobjdump >/dev/null 2>&1 && command -v nvdisasm >/dev/null 2>&1; }
 
