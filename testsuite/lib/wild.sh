@@ -56,7 +56,7 @@ wild_harness() {
 	local slices=${ASTRA_TEST_WILD_SLICES:-3} slice why
 	read -r slice why <<< "$(rotating_slice "$slices" ASTRA_TEST_WILD_SLICE)" || exit 99
 	if [ "$slice" != all ] && [ $((($1 - 1) % slices)) != "$slice" ]; then
-		skip "skipped: rotating slice: this run compiles the harness groups G with (G - 1) mod $slices = $slice ($why); ASTRA_TEST_WILD_SLICE=all compiles every group"
+		skip "rotating slice: this run compiles the harness groups G with (G - 1) mod $slices = $slice ($why); ASTRA_TEST_WILD_SLICE=all compiles every group"
 	fi
 	local list db
 	list=$(wild_files "$1" "$2")
