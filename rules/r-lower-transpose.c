@@ -18,26 +18,6 @@
 #include "lib/util.h"
 #include "rules/rule.h"
 
-static int float_buffers(struct astra_rk *rk, struct astra_buf *why)
-{
-	size_t j;
-	for (j = 0; j < rk->k->nr_params; j++) {
-		const struct astra_param *p = &rk->k->params[j];
-		char *t;
-		int ok;
-		if (!p->is_pointer)
-			continue;
-		t = astra_rk_resolve_type(rk, p->elem_type ? p->elem_type : p->type);
-		ok = t && !strcmp(t, "float");
-		free(t);
-		if (!ok) {
-			astra_buf_addf(why, "`%s` is not a float buffer (the IR drops conversions)", p->name);
-			return 0;
-		}
-	}
-	return 1;
-}
-
 static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 {
 	struct astra_ir ir;
@@ -57,7 +37,7 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 		astra_buf_addf(why, "not a transpose: %s", w.buf ? w.buf : "?");
 		goto out;
 	}
-	if (!float_buffers(rk, why))
+	if (!astra_rk_float_buffers(rk, why))
 		goto out;
 	astra_ir_transpose_launch(&ir, &grid, &block);
 	if (!astra_rk_params_only(rk, grid.buf)) {

@@ -42,7 +42,8 @@
 #include "rules/helpers.h"
 #include "rules/rule.h"
 
-static int float_buffers(struct astra_rk *rk, struct astra_buf *why)
+/* Every pointer parameter a float buffer (the IR drops conversions); else 0 with why. */
+int astra_rk_float_buffers(struct astra_rk *rk, struct astra_buf *why)
 {
 	size_t j;
 	for (j = 0; j < rk->k->nr_params; j++) {
@@ -82,7 +83,7 @@ static int apply(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 			       astra_ir_mapping_name(ir.mapping));
 		goto out;
 	}
-	if (!float_buffers(rk, why))
+	if (!astra_rk_float_buffers(rk, why))
 		goto out;
 	astra_buf_reset(&w);
 	if (astra_ir_lower_rows(&ir, rk->k, "astra_" ASTRA_SFX "_bred_", &text, &w) < 0) {

@@ -127,6 +127,8 @@ int astra_rk_is_tmpl_param(const struct astra_rk *rk, const char *name);
 char *astra_rk_bare_type(const char *type);
 /* The same through the file's typedefs, `using` aliases and type macros ("floatX" -> "__nv_bfloat16"). */
 char *astra_rk_resolve_type(const struct astra_rk *rk, const char *type);
+/* Every pointer parameter resolves to float (rules/r-lower.c: the lowerings' check); else 0 with why. */
+int astra_rk_float_buffers(struct astra_rk *rk, struct astra_buf *why);
 /* The value of name in the pragma's types() set i, or NULL. */
 const char *astra_rk_type_arg(const struct astra_rk *rk, size_t i, const char *name);
 /*
