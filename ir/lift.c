@@ -153,9 +153,24 @@ static void set_mapping(struct lifter *L, enum astra_ir_mapping m)
 			  astra_ir_mapping_name(m));
 }
 
+/* 1 when the atom `a` occurs anywhere in n (reductions included). */
+static int mentions(const struct astra_ir_node *n, const char *a)
+{
+	size_t j;
+	if (n->kind == IR_ATOM && !strcmp(n->s, a))
+		return 1;
+	for (j = 0; j < n->nr; j++)
+		if (mentions(n->a[j], a))
+			return 1;
+	return 0;
+}
+
 /*
  * The known thread indices, as canonical text: a value equal to one is
- * replaced by its logical index (or the lane / warp of a thread).
+ * replaced by its logical index (or the lane / warp of a thread).  Every
+ * form recognized below holds tid.x, tid.y or i: a value without them is
+ * returned as it is, unprinted (printing each subtree of a long
+ * floating-point expression as a polynomial was most of a lift's time).
  */
 static struct astra_ir_node *bind(struct lifter *L, struct astra_ir_node *v, int top)
 {
@@ -173,6 +188,8 @@ static struct astra_ir_node *bind(struct lifter *L, struct astra_ir_node *v, int
 		return atom(L, "r");
 	}
 	if (v->kind == IR_ATOM || v->kind == IR_NUM || v->kind == IR_NAME)
+		return v;
+	if (!mentions(v, "tid.x") && !mentions(v, "tid.y") && !mentions(v, "i"))
 		return v;
 	if (v->kind == IR_BIN) {
 		struct astra_ir_node *a = bind(L, v->a[0], 0), *b = bind(L, v->a[1], 0);

@@ -419,86 +419,99 @@ static int binprec(const char *op)
 	return 1;
 }
 
-static void print_node(const struct ctx *cx, const struct astra_ir_node *n, struct astra_buf *out, int prec)
+/*
+ * emit: n's text without parentheses around it, appended to out; returns
+ * the precedence below which a context must put it in parentheses
+ * (NO_PARENS: never).  Each subtree is printed once (printing an operand
+ * again for each comparison made a deep expression exponential).
+ */
+#define NO_PARENS 1000
+
+static void wrap(const char *text, int own, int prec, struct astra_buf *out)
+{
+	if (prec > own)
+		astra_buf_addf(out, "(%s)", text);
+	else
+		astra_buf_adds(out, text);
+}
+
+static int emit(const struct ctx *cx, const struct astra_ir_node *n, struct astra_buf *out)
 {
 	size_t j;
 	int p;
 	switch (n->kind) {
 	case IR_NUM:
 		print_number(n->s, out);
-		return;
+		return NO_PARENS;
 	case IR_NAME:
 		astra_buf_adds(out, n->s);
-		return;
+		return NO_PARENS;
 	case IR_ATOM:
 		astra_buf_adds(out, cx && cx->ir && !cx->ir->cols && !strcmp(n->s, "r") ? "i" : n->s);
-		return;
+		return NO_PARENS;
 	case IR_LOAD:
 		astra_buf_addf(out, "%s[", n->s);
 		print_index(cx, n->a[0], out);
 		astra_buf_addch(out, ']');
-		return;
+		return NO_PARENS;
 	case IR_CAST:
-		print_node(cx, n->a[0], out, prec);
-		return;
+		return emit(cx, n->a[0], out);
 	case IR_BIN: {
-		struct astra_buf l = ASTRA_BUF_INIT, r = ASTRA_BUF_INIT;
+		struct astra_buf l = ASTRA_BUF_INIT, r = ASTRA_BUF_INIT, wl = ASTRA_BUF_INIT, wr = ASTRA_BUF_INIT;
+		int lo, ro, swap = 0, own;
 		p = binprec(n->s);
+		own = p;
+		lo = emit(cx, n->a[0], &l);
+		ro = emit(cx, n->a[1], &r);
 		if (!strcmp(n->s, "*")) {
-			print_node(cx, n->a[0], &l, 13);
-			print_node(cx, n->a[1], &r, 13);
-			if (!strcmp(l.buf, r.buf)) {
-				astra_buf_addf(out, "%s^2", l.buf);
-				astra_buf_release(&l);
-				astra_buf_release(&r);
-				return;
+			wrap(l.buf, lo, 13, &wl);
+			wrap(r.buf, ro, 13, &wr);
+			if (!strcmp(wl.buf, wr.buf)) {
+				astra_buf_addf(out, "%s^2", wl.buf);
+				own = NO_PARENS;
+				goto done;
 			}
-			astra_buf_release(&l);
-			astra_buf_release(&r);
+			astra_buf_reset(&wl);
+			astra_buf_reset(&wr);
 		}
-		if (p < prec)
-			astra_buf_addch(out, '(');
 		{
 			/* commutative operators: operands in a fixed order (floating-point + and * commute) */
 			static const char *const comm[] = {"+", "*", "==", "!=", "&&", "||", "&", "|", "^", NULL};
-			const struct astra_ir_node *x = n->a[0], *y = n->a[1];
 			for (j = 0; comm[j]; j++)
 				if (!strcmp(n->s, comm[j])) {
-					print_node(cx, x, &l, p + 1);
-					print_node(cx, y, &r, p + 1);
-					if (strcmp(l.buf, r.buf) > 0)
-						x = n->a[1], y = n->a[0];
-					astra_buf_release(&l);
-					astra_buf_release(&r);
+					wrap(l.buf, lo, p + 1, &wl);
+					wrap(r.buf, ro, p + 1, &wr);
+					swap = strcmp(wl.buf, wr.buf) > 0;
 					break;
 				}
-			print_node(cx, x, out, p);
-			astra_buf_addf(out, " %s ", n->s);
-			print_node(cx, y, out, p + 1);
 		}
-		if (p < prec)
-			astra_buf_addch(out, ')');
-		return;
+		if (swap) {
+			wrap(r.buf, ro, p, out);
+			astra_buf_addf(out, " %s ", n->s);
+			wrap(l.buf, lo, p + 1, out);
+		} else {
+			wrap(l.buf, lo, p, out);
+			astra_buf_addf(out, " %s ", n->s);
+			wrap(r.buf, ro, p + 1, out);
+		}
+	done:
+		astra_buf_release(&l);
+		astra_buf_release(&r);
+		astra_buf_release(&wl);
+		astra_buf_release(&wr);
+		return own;
 	}
 	case IR_UN:
-		if (prec > 13)
-			astra_buf_addch(out, '(');
 		astra_buf_adds(out, n->s);
 		print_node(cx, n->a[0], out, 13);
-		if (prec > 13)
-			astra_buf_addch(out, ')');
-		return;
+		return 13;
 	case IR_COND:
-		if (prec > 2)
-			astra_buf_addch(out, '(');
 		print_node(cx, n->a[0], out, 3);
 		astra_buf_adds(out, " ? ");
 		print_node(cx, n->a[1], out, 3);
 		astra_buf_adds(out, " : ");
 		print_node(cx, n->a[2], out, 2);
-		if (prec > 2)
-			astra_buf_addch(out, ')');
-		return;
+		return 2;
 	case IR_CALL:
 		astra_buf_addf(out, "%s(", n->s);
 		for (j = 0; j < n->nr; j++) {
@@ -507,7 +520,7 @@ static void print_node(const struct ctx *cx, const struct astra_ir_node *n, stru
 			print_node(cx, n->a[j], out, 2);
 		}
 		astra_buf_addch(out, ')');
-		return;
+		return NO_PARENS;
 	case IR_RED:
 	case IR_PARTIAL:
 		astra_buf_addf(out, "%s%s_%s(", n->kind == IR_PARTIAL ? "partial_" : "", n->s,
@@ -519,35 +532,45 @@ static void print_node(const struct ctx *cx, const struct astra_ir_node *n, stru
 			print_node(cx, n->a[1], out, 0);
 		}
 		astra_buf_addch(out, ')');
-		return;
+		return NO_PARENS;
 	case IR_PTR:
 		astra_buf_addf(out, "&%s[", n->s);
 		print_index(cx, n->a[0], out);
 		astra_buf_addch(out, ']');
-		return;
+		return NO_PARENS;
 	case IR_SHARED:
 		astra_buf_addf(out, "shared %s", n->s);
-		return;
+		return NO_PARENS;
 	case IR_INDEX:
 		print_node(cx, n->a[0], out, 14);
 		astra_buf_addch(out, '[');
 		print_node(cx, n->a[1], out, 0);
 		astra_buf_addch(out, ']');
-		return;
+		return NO_PARENS;
 	case IR_MEMBER:
 		print_node(cx, n->a[0], out, 14);
 		astra_buf_addf(out, ".%s", n->s);
-		return;
+		return NO_PARENS;
 	case IR_ASSIGN:
 		print_node(cx, n->a[0], out, 2);
 		astra_buf_addf(out, " %s ", n->s);
 		print_node(cx, n->a[1], out, 1);
-		return;
+		return NO_PARENS;
 	case IR_INCDEC:
 		print_node(cx, n->a[0], out, 14);
 		astra_buf_adds(out, n->s);
-		return;
+		return NO_PARENS;
 	}
+	return NO_PARENS;
+}
+
+/* n's text in a context of precedence prec, appended to out. */
+static void print_node(const struct ctx *cx, const struct astra_ir_node *n, struct astra_buf *out, int prec)
+{
+	struct astra_buf t = ASTRA_BUF_INIT;
+	int own = emit(cx, n, &t);
+	wrap(t.buf, own, prec, out);
+	astra_buf_release(&t);
 }
 
 void astra_ir_print_expr(const struct astra_ir_node *n, struct astra_buf *out)
