@@ -426,6 +426,12 @@ static int choose_and_confirm(struct loop *l, const struct pool *p, unsigned lon
 	int ret = 0;
 
 	memset(&fin, 0, sizeof(fin));
+	if (!res->tried) {
+		/* round 0 proposed nothing: nothing failed, there was nothing to judge */
+		res->verdict = ASTRA_VERDICT_NO_FASTER;
+		set_reason(res, "nothing to try: no optimizer proposed a candidate (`astra-cc --explain` says why each rule declines)");
+		return 0;
+	}
 	if (!p->nr || !res->have_evidence) {
 		res->verdict = ASTRA_VERDICT_NO_FASTER;
 		set_reason(res, "no candidate was correct and timed at every shape (%zu tried, %zu accepted)",

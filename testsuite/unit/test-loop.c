@@ -346,6 +346,22 @@ int main(void)
 	astra_loop_result_release(&r);
 
 	/*
+	 * 5b. Nothing proposed (every rule declines, as for PolyBench's
+	 * column-walking atax_kernel2): the reason says there was nothing to
+	 * try, not that no candidate was correct (0 tried).
+	 */
+	base(&s);
+	s.nc = 0;
+	run(&s, &r, &e);
+	CHECK_INT(r.verdict, ASTRA_VERDICT_NO_FASTER);
+	CHECK(r.reason && strstr(r.reason, "nothing to try: no optimizer proposed a candidate"));
+	CHECK(r.reason && !strstr(r.reason, "correct"));
+	CHECK_INT(r.tried, 0);
+	CHECK_INT(s.confirms, 0);
+	astra_entry_release(&e);
+	astra_loop_result_release(&r);
+
+	/*
 	 * 6. A block-wide sum rejected at 1.55 times the default tolerance of
 	 * `out`: the vectorized variant is still stored, and the result (and
 	 * its log) carries the hint with the clause that would test it again.
