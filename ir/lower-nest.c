@@ -524,6 +524,15 @@ out:
  * stores (a sum's start added to the combined parts).  Rows in a
  * grid-stride loop over the warps: any grid of blocks of a multiple of 32
  * threads is correct.
+ *
+ * Where the matrix is walked by columns (A[c * n + r]) the loads are
+ * coalesced already, but there are only `rows` threads each adding `cols`
+ * terms one after another.  Lowered: blocks of 32 x ty threads, each
+ * taking 32 consecutive rows (threadIdx.x, coalesced as before) and
+ * splitting the sum over threadIdx.y (every ty-th column), the ty parts
+ * of a row combined through shared memory by the thread of threadIdx.y 0,
+ * which stores as the original.  The blocks' 32 rows in a grid-stride
+ * loop: any grid of dim3(32, ty) blocks is correct.
  */
 static int row_walk(struct nw *w, const struct astra_ir_node *n, int *col_walk)
 {
@@ -627,8 +636,61 @@ static void emit_sums(struct nw *w, const struct astra_ir_node *n, const struct 
 	}
 }
 
-int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
-			  struct astra_buf *out, struct astra_buf *why)
+/* The stores of a row, from the combined sums, by the thread in charge of the row. */
+static void matvec_stores(struct nw *w, const char *type, const struct astra_ir_node **reds, size_t nr,
+			  struct astra_buf *b)
+{
+	const struct astra_ir *ir = w->ir;
+	size_t j;
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_addf(b, "\t\t\tconst %s astra_v%zu = ", type, j);
+		emit_sums(w, ir->stores[j].value, reds, nr, b);
+		astra_buf_adds(b, ";\n");
+	}
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_addf(b, "\t\t\t%s[", ir->stores[j].buf);
+		emit(w, ir->stores[j].index, b);
+		astra_buf_addf(b, "] = astra_v%zu;\n", j);
+	}
+}
+
+/* A walk by columns: 32 rows per block on threadIdx.x, the sum split over threadIdx.y. */
+static void matvec_cols(struct nw *w, const char *type, int ty, const struct astra_ir_node **reds, size_t nr,
+			struct astra_buf *b)
+{
+	const struct astra_ir *ir = w->ir;
+	size_t j;
+	astra_buf_adds(b, "{\n");
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(b, "\t__shared__ %s astra_part%zu[%d][32];\n", type, j, ty);
+	astra_buf_addf(b, "\tfor (int astra_r0 = blockIdx.x * 32; astra_r0 < (%s); astra_r0 += gridDim.x * 32) {\n",
+		       ir->rows);
+	astra_buf_adds(b, "\t\tconst int astra_row = astra_r0 + threadIdx.x;\n");
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(b, "\t\t%s astra_red%zu = 0;\n", type, j);
+	astra_buf_addf(b, "\t\tif (astra_row < (%s))\n", ir->rows);
+	astra_buf_addf(b, "\t\t\tfor (int astra_c = threadIdx.y; astra_c < (%s); astra_c += %d) {\n", ir->cols, ty);
+	for (j = 0; j < nr; j++) {
+		astra_buf_addf(b, "\t\t\t\tastra_red%zu = astra_red%zu + ", j, j);
+		emit(w, reds[j]->a[0], b);
+		astra_buf_adds(b, ";\n");
+	}
+	astra_buf_adds(b, "\t\t\t}\n");
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(b, "\t\tastra_part%zu[threadIdx.y][threadIdx.x] = astra_red%zu;\n", j, j);
+	/* the parts of a row, in the order of threadIdx.y, by the row's thread of threadIdx.y 0 */
+	astra_buf_addf(b, "\t\t__syncthreads();\n\t\tif (threadIdx.y == 0 && astra_row < (%s)) {\n", ir->rows);
+	astra_buf_addf(b, "\t\t\tfor (int astra_y = 1; astra_y < %d; astra_y++) {\n", ty);
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(b, "\t\t\t\tastra_red%zu = astra_red%zu + astra_part%zu[astra_y][threadIdx.x];\n", j, j, j);
+	astra_buf_adds(b, "\t\t\t}\n");
+	matvec_stores(w, type, reds, nr, b);
+	/* the parts are written again for the block's next rows */
+	astra_buf_adds(b, "\t\t}\n\t\t__syncthreads();\n\t}\n}\n");
+}
+
+int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int ty,
+			  int *by_cols, struct astra_buf *out, struct astra_buf *why)
 {
 	struct nw w;
 	struct astra_buf b = ASTRA_BUF_INIT;
@@ -640,6 +702,7 @@ int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *
 	w.ir = ir;
 	w.k = k;
 	w.why = why;
+	*by_cols = 0;
 	if (ir->mapping != IR_MAP_THREAD_ROW || !ir->rows || !ir->cols || ir->inner)
 		refuse(&w, 0, "not a thread per row with a loop over the row's columns");
 	else if (ir->rows_lo || ir->cols_lo)
@@ -660,15 +723,18 @@ int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *
 		refuse(&w, ir->stores[0].line, "no sum over the row");
 	for (j = 0; j < nr && !w.bad; j++)
 		rows_walked |= row_walk(&w, reds[j]->a[0], &col_walk);
-	if (!w.bad && !rows_walked)
-		refuse(&w, ir->stores[0].line, col_walk ?
-			   "the matrix is walked by columns (A[c * n + r]): adjacent threads read adjacent elements, "
-			   "the loads are coalesced already" :
-			   "no matrix read along its rows (A[r * n + c]) in the sums");
+	if (!w.bad && !rows_walked && !col_walk)
+		refuse(&w, ir->stores[0].line, "no matrix read along its rows (A[r * n + c]) or columns (A[c * n + r]) "
+					       "in the sums");
 	if (w.bad)
 		goto out;
 	w.name_r = "astra_row";
 	w.name_c = "astra_c";
+	*by_cols = !rows_walked;
+	if (!rows_walked) {
+		matvec_cols(&w, type, ty, reds, nr, &b);
+		goto done;
+	}
 	astra_buf_adds(&b, "{\n\tconst int astra_lane = threadIdx.x & 31;\n");
 	astra_buf_adds(&b, "\tconst int astra_warps = (blockDim.x >> 5) * gridDim.x;\n");
 	astra_buf_addf(&b, "\tfor (int astra_row = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; astra_row < (%s); "
@@ -686,17 +752,9 @@ int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *
 		astra_buf_addf(&b, "\t\t\tastra_red%zu = astra_red%zu + __shfl_xor_sync(0xffffffffu, astra_red%zu, astra_o);\n",
 			       j, j, j);
 	astra_buf_adds(&b, "\t\t}\n\t\tif (astra_lane == 0) {\n");
-	for (j = 0; j < ir->nr_stores; j++) {
-		astra_buf_addf(&b, "\t\t\tconst %s astra_v%zu = ", type, j);
-		emit_sums(&w, ir->stores[j].value, reds, nr, &b);
-		astra_buf_adds(&b, ";\n");
-	}
-	for (j = 0; j < ir->nr_stores; j++) {
-		astra_buf_addf(&b, "\t\t\t%s[", ir->stores[j].buf);
-		emit(&w, ir->stores[j].index, &b);
-		astra_buf_addf(&b, "] = astra_v%zu;\n", j);
-	}
+	matvec_stores(&w, type, reds, nr, &b);
 	astra_buf_adds(&b, "\t\t}\n\t}\n}\n");
+done:
 	if (!w.bad) {
 		astra_buf_add(out, k->text, sig);
 		astra_buf_add(out, b.buf, b.len);

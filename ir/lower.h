@@ -38,15 +38,21 @@ int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel
 /*
  * astra_ir_lower_matvec (lower-nest.c) writes, for a lifted thread-per-row
  * computation whose stores are per row and whose sums over the row read a
- * matrix along its rows (A[r * n + c]: uncoalesced a thread per row), a
- * kernel with k's signature that gives each row a warp: lanes on
- * consecutive columns, the sums combined by shuffles, lane 0 storing.
- * Rows in a grid-stride loop over the warps: block = any multiple of 32,
- * any grid.  Returns 0, or -1 with why ("file:line: ..." where known; a
- * matrix walked by columns is coalesced already and refused).
+ * matrix, a kernel with k's signature.  Where a sum reads the matrix
+ * along its rows (A[r * n + c]: uncoalesced a thread per row), each row
+ * gets a warp: lanes on consecutive columns, the sums combined by
+ * shuffles, lane 0 storing; rows in a grid-stride loop over the warps:
+ * block = any multiple of 32, any grid; *by_cols is set to 0.  Where the
+ * sums read it by columns only (A[c * n + r]: coalesced, but a thread
+ * adds a whole column), each block of dim3(32, ty) takes 32 consecutive
+ * rows on threadIdx.x and splits their sums over threadIdx.y, the parts
+ * combined in shared memory and stored by the threads of threadIdx.y 0;
+ * the blocks' rows in a grid-stride loop: block = dim3(32, ty) exactly,
+ * any grid; *by_cols is set to 1.  Returns 0, or -1 with why ("file:line:
+ * ..." where known).
  */
-int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
-			  struct astra_buf *out, struct astra_buf *why);
+int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int ty,
+			  int *by_cols, struct astra_buf *out, struct astra_buf *why);
 
 /*
  * astra_ir_lower_stencil (lower-nest.c) writes, for a lifted 2-D grid with

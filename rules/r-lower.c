@@ -22,7 +22,11 @@
  * Rule "lower-matvec": a thread per row whose sums over the row read a
  * matrix along its rows (A[r * n + c], uncoalesced: PolyBench's atax,
  * bicg, gesummv, mvt kernels written that way) is generated again a warp
- * per row (ir/lower-nest.c): block 256, a grid of a warp per row.
+ * per row (ir/lower-nest.c): block 256, a grid of a warp per row.  One
+ * that reads it by columns (A[c * n + r]: coalesced, but too few threads,
+ * each adding a whole column) is generated again with the sums split over
+ * threadIdx.y: block dim3(32, TY), TY = 16 (the argument: 8, 16 or 32), a
+ * grid of a block per 32 rows.
  *
  * Rule "lower-stencil": a 2-D grid with a thread per element whose
  * outputs read an input at places shifted by up to 2 rows and columns
@@ -238,15 +242,15 @@ const struct astra_rule astra_rule_lower_contract = {
  * warps, so any grid is correct; PolyBench's rows are macros of a header,
  * which a launcher of the variant may not see).
  */
-static char *matvec_grid(struct astra_rk *rk, const struct astra_ir *ir)
+static char *matvec_grid(struct astra_rk *rk, const struct astra_ir *ir, int rows_per_block)
 {
 	long blk = astra_rk_block_literal(rk);
-	char *g = xasprintf("((%s) + 7) / 8", ir->rows);
+	char *g = xasprintf("((%s) + %d) / %d", ir->rows, rows_per_block - 1, rows_per_block);
 	if (astra_rk_params_only(rk, g))
 		return g;
 	free(g);
 	if (rk->grid && !strstr(rk->grid, "dim3") && astra_rk_params_only(rk, rk->grid) && blk > 0)
-		return xasprintf("((%s) * %ld + 7) / 8", rk->grid, blk);
+		return xasprintf("((%s) * %ld + %d) / %d", rk->grid, blk, rows_per_block - 1, rows_per_block);
 	return xstrdup("1024");
 }
 
@@ -254,9 +258,12 @@ static int apply_matvec(struct astra_rk *rk, const char *arg, struct astra_buf *
 {
 	struct astra_ir ir;
 	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
-	char *type = NULL, *grid = NULL;
-	int ret = 0;
-	(void)arg;
+	char *type = NULL, *grid = NULL, *block = NULL;
+	int ty = arg ? atoi(arg) : 16, by_cols = 0, ret = 0;
+	if (ty != 8 && ty != 16 && ty != 32) {
+		astra_buf_addf(why, "the block's rows `%s` are not 8, 16 or 32", arg);
+		return 0;
+	}
 	if (rk->steps.nr) {
 		astra_buf_adds(why, "lowers the original kernel only (it must be the first step)");
 		return 0;
@@ -271,24 +278,32 @@ static int apply_matvec(struct astra_rk *rk, const char *arg, struct astra_buf *
 		goto out;
 	}
 	astra_buf_reset(&w);
-	if (astra_ir_lower_matvec(&ir, rk->k, "float", &text, &w) < 0) {
+	if (astra_ir_lower_matvec(&ir, rk->k, "float", ty, &by_cols, &text, &w) < 0) {
 		astra_buf_addf(why, "does not lower: %s", w.buf ? w.buf : "?");
+		goto out;
+	}
+	if (arg && !by_cols) {
+		/* the same variant as without it: not a second candidate */
+		astra_buf_addf(why, "the argument (the block's rows of a walk by columns) does not apply: "
+				    "the matrix is walked by rows");
 		goto out;
 	}
 	if (one_type(rk, &type, why) < 0)
 		goto out;
 	if (strcmp(type, "float")) {
 		astra_buf_reset(&text);
-		if (astra_ir_lower_matvec(&ir, rk->k, type, &text, &w) < 0)
+		if (astra_ir_lower_matvec(&ir, rk->k, type, ty, &by_cols, &text, &w) < 0)
 			goto out;
 	}
-	grid = matvec_grid(rk, &ir);
+	grid = matvec_grid(rk, &ir, by_cols ? 32 : 8);
+	block = by_cols ? xasprintf("dim3(32, %d)", ty) : xstrdup("256");
 	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
-	astra_rk_set_launch(rk, grid, "256", "0");
+	astra_rk_set_launch(rk, grid, block, "0");
 	ret = 1;
 out:
 	free(type);
 	free(grid);
+	free(block);
 	astra_ir_release(&ir);
 	astra_buf_release(&text);
 	astra_buf_release(&w);
@@ -298,7 +313,8 @@ out:
 const struct astra_rule astra_rule_lower_matvec = {
 	.name = "lower-matvec",
 	.summary = "thread per row reading a matrix along its rows (uncoalesced) -> generated from its lifted form: "
-		   "a warp per row, lanes on consecutive columns, shuffle sums",
+		   "a warp per row, lanes on consecutive columns, shuffle sums; by its columns -> 32 rows per "
+		   "block of dim3(32, TY), the sums split over threadIdx.y (TY=16, or the argument 8/32)",
 	.flags = RULE_GEOMETRY,
 	.stage = 10,
 	.excludes = "block-per-row,warp-per-row,row-split,warp-rows,flatten,tune,grid-stride,elems-per-thread,hoist",

@@ -1,9 +1,10 @@
 // Matrix-vector products written a thread per output element, the shapes
 // of the PolyBench kernels atax, bicg, gesummv and mvt, written here from
 // scratch.  A thread per row i that walks A[i * n + j] over j reads 32
-// places n elements apart in each warp (lowered by lower-matvec); a
-// thread per column j that walks A[i * n + j] over i reads adjacent
-// elements (coalesced already: declined).
+// places n elements apart in each warp (lowered by lower-matvec a warp
+// per row); a thread per column j that walks A[i * n + j] over i reads
+// adjacent elements (coalesced already: lowered with the sum split over
+// threadIdx.y, lift/0009-matvec-cols).
 #include <cuda_runtime.h>
 
 #include "mv.h"
@@ -22,7 +23,7 @@ __global__ void mv__rows(int nx, int ny, const float *a, const float *x, float *
 	}
 }
 
-// y = A^T t, a thread per column: coalesced already (atax's second kernel)
+// y = A^T t, a thread per column: coalesced, a column per thread (atax's second kernel)
 #pragma astra optimize
 #pragma astra shapes(nx=37, ny=45) buffers(a[nx*ny], t[nx], y[ny]) outputs(y)
 #pragma astra launch(grid=(ny + 63) / 64, block=64)
