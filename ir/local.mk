@@ -11,4 +11,6 @@ libastra_a_SOURCES += \
 	ir/lower.c ir/lower.h \
 	ir/lower-reduce.c ir/lower-reduce.h \
 	ir/lower-transpose.c ir/lower-transpose.h \
-	ir/lower-nest.c
+	ir/lower-nest.c ir/lower-nest.h \
+	ir/lower-matvec.c \
+	ir/lower-stencil.c

@@ -1,0 +1,266 @@
+/*
+ * lower-matvec.c - matrix-vector products from the IR (lower.h,
+ * astra_ir_lower_matvec); the helpers are lower-nest.c's (lower-nest.h).
+ */
+#include "autoconfig.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/lower.h"
+#include "ir/lower-nest.h"
+#include "ir/print.h"
+#include "lib/util.h"
+
+/*
+ * A matrix-vector product written a thread per row (PolyBench's atax,
+ * bicg, gesummv, mvt): each thread walks its row of the matrix, so where
+ * the row is contiguous (A[r * n + c]) the threads of a warp read 32
+ * places n elements apart.  Lowered: a warp per row, its lanes taking
+ * consecutive columns (coalesced), every sum of the row in one loop, the
+ * lanes' parts combined by shuffles, lane 0 storing what the original
+ * stores (a sum's start added to the combined parts).  Rows in a
+ * grid-stride loop over the warps: any grid of blocks of a multiple of 32
+ * threads is correct.
+ *
+ * Where the matrix is walked by columns (A[c * n + r]) the loads are
+ * coalesced already, but there are only `rows` threads each adding `cols`
+ * terms one after another.  Lowered: blocks of 32 x ty threads, each
+ * taking 32 consecutive rows (threadIdx.x, coalesced as before) and
+ * splitting the sum over threadIdx.y (every ty-th column), the ty parts
+ * of a row combined through shared memory by the thread of threadIdx.y 0,
+ * which stores as the original.  The blocks' 32 rows in a grid-stride
+ * loop: any grid of dim3(32, ty) blocks is correct.
+ */
+static int row_walk(struct nw *w, const struct astra_ir_node *n, int *col_walk)
+{
+	size_t j;
+	int found = 0;
+	if (n->kind == IR_LOAD && astra_nest_depends(n->a[0], "r") && astra_nest_depends(n->a[0], "c")) {
+		if (astra_nest_unit_in(w, n->a[0], "c"))
+			found = 1;
+		else if (astra_nest_unit_in(w, n->a[0], "r"))
+			*col_walk = 1;
+	}
+	for (j = 0; j < n->nr; j++)
+		found |= row_walk(w, n->a[j], col_walk);
+	return found;
+}
+
+static void collect_sums(struct nw *w, const struct astra_ir_node *n, const struct astra_ir_node **reds, size_t *nr,
+			 unsigned line)
+{
+	size_t j;
+	if (n->kind == IR_RED || n->kind == IR_PARTIAL) {
+		if (n->kind == IR_PARTIAL || strcmp(n->axis, "c") || strcmp(n->s, "sum")) {
+			astra_nest_refuse(w, line, "a reduction that is not a thread's sum over the row");
+			return;
+		}
+		if (astra_nest_has_kind(n->a[0], IR_RED) || (n->nr > 1 && astra_nest_has_kind(n->a[1], IR_RED))) {
+			astra_nest_refuse(w, line, "a sum of a sum");
+			return;
+		}
+		for (j = 0; j < *nr; j++)
+			if (astra_nest_same_expr(reds[j], n))
+				return;
+		if (*nr == MAX_OPERANDS) {
+			astra_nest_refuse(w, line, "more than four sums over the row");
+			return;
+		}
+		reds[(*nr)++] = n;
+		return;
+	}
+	for (j = 0; j < n->nr; j++)
+		collect_sums(w, n->a[j], reds, nr, line);
+}
+
+/* A value with each collected sum as its register (plus its start). */
+static void emit_sums(struct nw *w, const struct astra_ir_node *n, const struct astra_ir_node **reds, size_t nr,
+		      struct astra_buf *out)
+{
+	size_t j;
+	if (n->kind == IR_RED) {
+		for (j = 0; j < nr; j++)
+			if (astra_nest_same_expr(reds[j], n)) {
+				if (n->nr > 1) {
+					astra_buf_adds(out, "(");
+					astra_nest_emit(w, n->a[1], out);
+					astra_buf_addf(out, " + astra_red%zu)", j);
+				} else {
+					astra_buf_addf(out, "astra_red%zu", j);
+				}
+				return;
+			}
+		astra_nest_refuse(w, 0, "a reduction the lowering did not collect");
+		return;
+	}
+	if (n->kind == IR_NUM || n->kind == IR_NAME || n->kind == IR_ATOM || n->kind == IR_LOAD) {
+		astra_nest_emit(w, n, out);
+		return;
+	}
+	switch (n->kind) {
+	case IR_BIN:
+		astra_buf_addch(out, '(');
+		emit_sums(w, n->a[0], reds, nr, out);
+		astra_buf_addf(out, " %s ", n->s);
+		emit_sums(w, n->a[1], reds, nr, out);
+		astra_buf_addch(out, ')');
+		return;
+	case IR_UN:
+		astra_buf_addf(out, "(%s", n->s);
+		emit_sums(w, n->a[0], reds, nr, out);
+		astra_buf_addch(out, ')');
+		return;
+	case IR_COND:
+		astra_buf_addch(out, '(');
+		emit_sums(w, n->a[0], reds, nr, out);
+		astra_buf_adds(out, " ? ");
+		emit_sums(w, n->a[1], reds, nr, out);
+		astra_buf_adds(out, " : ");
+		emit_sums(w, n->a[2], reds, nr, out);
+		astra_buf_addch(out, ')');
+		return;
+	case IR_CALL:
+		astra_buf_addf(out, "%s(", n->s);
+		for (j = 0; j < n->nr; j++) {
+			if (j)
+				astra_buf_adds(out, ", ");
+			emit_sums(w, n->a[j], reds, nr, out);
+		}
+		astra_buf_addch(out, ')');
+		return;
+	default:
+		astra_nest_refuse(w, 0, "a node the lowering does not emit");
+	}
+}
+
+/* The stores of a row, from the combined sums, by the thread in charge of the row. */
+static void matvec_stores(struct nw *w, const char *type, const struct astra_ir_node **reds, size_t nr,
+			  struct astra_buf *b)
+{
+	const struct astra_ir *ir = w->ir;
+	size_t j;
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_addf(b, "\t\t\tconst %s astra_v%zu = ", type, j);
+		emit_sums(w, ir->stores[j].value, reds, nr, b);
+		astra_buf_adds(b, ";\n");
+	}
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_addf(b, "\t\t\t%s[", ir->stores[j].buf);
+		astra_nest_emit(w, ir->stores[j].index, b);
+		astra_buf_addf(b, "] = astra_v%zu;\n", j);
+	}
+}
+
+/* A walk by columns: 32 rows per block on threadIdx.x, the sum split over threadIdx.y. */
+static void matvec_cols(struct nw *w, const char *type, int ty, const struct astra_ir_node **reds, size_t nr,
+			struct astra_buf *b)
+{
+	const struct astra_ir *ir = w->ir;
+	size_t j;
+	astra_buf_adds(b, "{\n");
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(b, "\t__shared__ %s astra_part%zu[%d][32];\n", type, j, ty);
+	astra_buf_addf(b, "\tfor (int astra_r0 = blockIdx.x * 32; astra_r0 < (%s); astra_r0 += gridDim.x * 32) {\n",
+		       ir->rows);
+	astra_buf_adds(b, "\t\tconst int astra_row = astra_r0 + threadIdx.x;\n");
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(b, "\t\t%s astra_red%zu = 0;\n", type, j);
+	astra_buf_addf(b, "\t\tif (astra_row < (%s))\n", ir->rows);
+	astra_buf_addf(b, "\t\t\tfor (int astra_c = threadIdx.y; astra_c < (%s); astra_c += %d) {\n", ir->cols, ty);
+	for (j = 0; j < nr; j++) {
+		astra_buf_addf(b, "\t\t\t\tastra_red%zu = astra_red%zu + ", j, j);
+		astra_nest_emit(w, reds[j]->a[0], b);
+		astra_buf_adds(b, ";\n");
+	}
+	astra_buf_adds(b, "\t\t\t}\n");
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(b, "\t\tastra_part%zu[threadIdx.y][threadIdx.x] = astra_red%zu;\n", j, j);
+	/* the parts of a row, in the order of threadIdx.y, by the row's thread of threadIdx.y 0 */
+	astra_buf_addf(b, "\t\t__syncthreads();\n\t\tif (threadIdx.y == 0 && astra_row < (%s)) {\n", ir->rows);
+	astra_buf_addf(b, "\t\t\tfor (int astra_y = 1; astra_y < %d; astra_y++) {\n", ty);
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(b, "\t\t\t\tastra_red%zu = astra_red%zu + astra_part%zu[astra_y][threadIdx.x];\n", j, j, j);
+	astra_buf_adds(b, "\t\t\t}\n");
+	matvec_stores(w, type, reds, nr, b);
+	/* the parts are written again for the block's next rows */
+	astra_buf_adds(b, "\t\t}\n\t\t__syncthreads();\n\t}\n}\n");
+}
+
+int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int ty,
+			  int *by_cols, struct astra_buf *out, struct astra_buf *why)
+{
+	struct nw w;
+	struct astra_buf b = ASTRA_BUF_INIT;
+	const struct astra_ir_node *reds[MAX_OPERANDS];
+	size_t nr = 0, j, m, sig = k->body_start > k->start ? k->body_start - k->start : 0;
+	int rows_walked = 0, col_walk = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.ir = ir;
+	w.k = k;
+	w.why = why;
+	*by_cols = 0;
+	if (ir->mapping != IR_MAP_THREAD_ROW || !ir->rows || !ir->cols || ir->inner)
+		astra_nest_refuse(&w, 0, "not a thread per row with a loop over the row's columns");
+	else if (ir->rows_lo || ir->cols_lo)
+		astra_nest_refuse(&w, 0, "rows or columns that do not start at 0");
+	for (j = 0; j < ir->nr_stores && !w.bad; j++) {
+		const struct astra_ir_store *s = &ir->stores[j];
+		if (s->accumulate)
+			astra_nest_refuse(&w, s->line, "an atomic store");
+		else if (astra_nest_depends(s->index, "c"))
+			astra_nest_refuse(&w, s->line, "a store per column (not a row's result)");
+		for (m = 0; m < ir->nr_stores && !w.bad; m++)
+			if (astra_nest_loads_elsewhere(ir->stores[m].value, s->buf, s->index))
+				astra_nest_refuse(&w, s->line, "a stored buffer is read at another place");
+		if (!w.bad)
+			collect_sums(&w, s->value, reds, &nr, s->line);
+	}
+	if (!w.bad && !nr)
+		astra_nest_refuse(&w, ir->stores[0].line, "no sum over the row");
+	for (j = 0; j < nr && !w.bad; j++)
+		rows_walked |= row_walk(&w, reds[j]->a[0], &col_walk);
+	if (!w.bad && !rows_walked && !col_walk)
+		astra_nest_refuse(&w, ir->stores[0].line, "no matrix read along its rows (A[r * n + c]) or columns (A[c * n + r]) "
+					       "in the sums");
+	if (w.bad)
+		goto out;
+	w.name_r = "astra_row";
+	w.name_c = "astra_c";
+	*by_cols = !rows_walked;
+	if (!rows_walked) {
+		matvec_cols(&w, type, ty, reds, nr, &b);
+		goto done;
+	}
+	astra_buf_adds(&b, "{\n\tconst int astra_lane = threadIdx.x & 31;\n");
+	astra_buf_adds(&b, "\tconst int astra_warps = (blockDim.x >> 5) * gridDim.x;\n");
+	astra_buf_addf(&b, "\tfor (int astra_row = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; astra_row < (%s); "
+			   "astra_row += astra_warps) {\n", ir->rows);
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(&b, "\t\t%s astra_red%zu = 0;\n", type, j);
+	astra_buf_addf(&b, "\t\tfor (int astra_c = astra_lane; astra_c < (%s); astra_c += 32) {\n", ir->cols);
+	for (j = 0; j < nr; j++) {
+		astra_buf_addf(&b, "\t\t\tastra_red%zu = astra_red%zu + ", j, j);
+		astra_nest_emit(&w, reds[j]->a[0], &b);
+		astra_buf_adds(&b, ";\n");
+	}
+	astra_buf_adds(&b, "\t\t}\n\t\tfor (int astra_o = 16; astra_o > 0; astra_o >>= 1) {\n");
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(&b, "\t\t\tastra_red%zu = astra_red%zu + __shfl_xor_sync(0xffffffffu, astra_red%zu, astra_o);\n",
+			       j, j, j);
+	astra_buf_adds(&b, "\t\t}\n\t\tif (astra_lane == 0) {\n");
+	matvec_stores(&w, type, reds, nr, &b);
+	astra_buf_adds(&b, "\t\t}\n\t}\n}\n");
+done:
+	if (!w.bad) {
+		astra_buf_add(out, k->text, sig);
+		astra_buf_add(out, b.buf, b.len);
+	}
+out:
+	astra_buf_release(&b);
+	astra_ir_arena_release(&w.ar);
+	return w.bad ? -1 : 0;
+}
+

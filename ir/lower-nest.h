@@ -1,0 +1,60 @@
+/*
+ * lower-nest.h - what the loop-nest lowerings of ir/ share (inside ir/
+ * only): the work record of a lowering and the helpers that read the IR
+ * and print it as CUDA.  lower-nest.c (contractions and the helpers),
+ * lower-matvec.c (matrix-vector products), lower-stencil.c (stencils).
+ */
+#ifndef ASTRA_IR_LOWER_NEST_H
+#define ASTRA_IR_LOWER_NEST_H
+
+#include "ir/ir.h"
+#include "lib/buf.h"
+
+#define MAX_OPERANDS 4
+#define MAX_LOADS 32
+/* register blocking: 16 x 16 threads, each RB_N x RB_N outputs RB_T apart; k in steps of RB_K */
+#define RB_T 16
+#define RB_N 4
+#define RB_K 16
+
+struct operand {
+	const struct astra_ir_node *load;
+	const char *outer;           /* "r" or "c" */
+	int k_unit;                  /* the index has unit stride in k: threadIdx.x walks k when loading */
+};
+
+struct nw {
+	const struct astra_ir *ir;
+	const struct astra_kernel *k;
+	const struct astra_ir_node *red;
+	unsigned red_line;
+	struct operand ops[MAX_OPERANDS];
+	size_t nr_ops;
+	struct astra_ir_arena ar;
+	struct astra_buf *why;
+	int bad;
+	/* while emitting: the C names of the logical indices, and whether loads of the sum read tiles */
+	const char *name_r, *name_c, *name_k;
+	int tiles;                   /* 1: a thread's tile row or column; 2: register-blocked */
+	const char *acc;             /* the sum's register, "astra_acc" if NULL */
+	/* a stencil's loads read from its halo tiles: each load, the text it becomes */
+	const struct astra_ir_node *rep_load[MAX_LOADS];
+	char *rep_text[MAX_LOADS];
+	size_t nr_rep;
+};
+
+/* Refuse the lowering: why, at line (the kernel's file). */
+void astra_nest_refuse(struct nw *w, unsigned line, const char *what);
+/* 1 when the atom occurs in n (a reduction over it included). */
+int astra_nest_depends(const struct astra_ir_node *n, const char *atom);
+int astra_nest_has_kind(const struct astra_ir_node *n, enum astra_ir_kind kind);
+int astra_nest_same_expr(const struct astra_ir_node *a, const struct astra_ir_node *b);
+/* n with the atom `from` replaced by `to` (a copy in w's arena). */
+struct astra_ir_node *astra_nest_subst(struct nw *w, const struct astra_ir_node *n, const char *from,
+				       struct astra_ir_node *to);
+int astra_nest_unit_in(struct nw *w, const struct astra_ir_node *n, const char *atom);
+int astra_nest_loads_elsewhere(const struct astra_ir_node *n, const char *buf, const struct astra_ir_node *at);
+/* n as CUDA text, the logical indices by w's names, loads by tiles where w says. */
+void astra_nest_emit(struct nw *w, const struct astra_ir_node *n, struct astra_buf *out);
+
+#endif
