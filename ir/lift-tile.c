@@ -208,7 +208,9 @@ struct astra_ir_node *lift_tile_row(struct lifter *L, struct astra_ir_node *v)
 		coef = p;
 	free(t);
 	row = astra_ir_node(L->ar, IR_ATOM, "r", 0);
-	return bin(L, "+", z, coef ? bin(L, "*", row, coef) : row);
+	if (coef)
+		row = bin(L, "*", row, coef);
+	return is_num(z, "0") ? row : bin(L, "+", z, row);
 }
 
 const char *lift_grid_extent(struct lifter *L, int axis)

@@ -856,7 +856,8 @@ static void finish(struct lifter *L)
 	if (!ir->rows && (ir->mapping == IR_MAP_2D || ir->mapping == IR_MAP_2D_TILE))
 		ir->rows = lift_grid_extent(L, 1);   /* no bounds check: the tiles the grid covers */
 	if (!ir->rows)
-		lift_fail(L, "no bound on the rows (no `row < rows` check, no launch grid in the pragma)");
+		lift_fail(L, "no bound on the rows (no `row < rows` check, no launch grid in the pragma%s)",
+			  ir->mapping == IR_MAP_2D || ir->mapping == IR_MAP_2D_TILE ? " of the form dim3(W / TILE, H / TILE)" : "");
 	if (L->uses_c && !ir->cols) {
 		ir->cols = lift_ext(L, L->ext_c);
 		if (!ir->cols && (ir->mapping == IR_MAP_2D || ir->mapping == IR_MAP_2D_TILE))
