@@ -644,6 +644,7 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 		L->ir->mapping = IR_MAP_2D_TILE;
 		L->tile_t = lim;
 		L->tile_rows = lift_ext(L, lim);
+		L->tile_var = h.var;
 		kind = LOOP_SEQ;
 		axis = "r";
 		var = lift_declare(L, h.var);

@@ -559,6 +559,24 @@ const char *lift_shared_place(struct lifter *L, struct astra_ir_node *n, struct 
 	return s;
 }
 
+/* A place as a reason shows it: the tile loop's offset by its variable's name. */
+static const char *shown(struct lifter *L, const char *place)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	const char *p = place, *q, *s;
+	if (!L->tile_var)
+		return place;
+	while ((q = strstr(p, "tile.row")) != NULL) {
+		astra_buf_add(&b, p, (size_t)(q - p));
+		astra_buf_adds(&b, L->tile_var);
+		p = q + 8;
+	}
+	astra_buf_adds(&b, p);
+	s = astra_ir_strdup(L->ar, b.buf, b.len);
+	astra_buf_release(&b);
+	return s;
+}
+
 static struct astra_ir_node *read_shared(struct lifter *L, struct lvar *v, struct astra_ir_node *ix, const char *place)
 {
 	struct astra_ir_node *r;
@@ -566,7 +584,7 @@ static struct astra_ir_node *read_shared(struct lifter *L, struct lvar *v, struc
 		lift_fail(L, "reads the shared `%s` before anything is stored in it", v->name);
 	if (place && v->at && !v->warp_slots && v->val->kind != IR_RED && v->val->kind != IR_PARTIAL && strcmp(place, v->at))
 		lift_fail(L, "reads the shared `%s` at %s, where this thread stored %s: values passed between threads "
-			  "through shared memory (a staged tile) are not modelled", v->name, place, v->at);
+			  "through shared memory (a staged tile) are not modelled", v->name, shown(L, place), shown(L, v->at));
 	if (!v->warp_slots)
 		return v->val;
 	ix = lift_bind(L, ix);

@@ -58,6 +58,7 @@ struct lifter {
 	const char *block_x, *block_y; /* the pragma's block dim3(x, y), as written, or NULL */
 	struct astra_ir_node *tile_t; /* inside a loop over a tile's rows (lift-tile.c): the tile's height */
 	const char *tile_rows;       /* such a loop was lifted: the tile's height, as printed */
+	const char *tile_var;        /* its variable's name, for reasons */
 	struct astra_ir_node *ext_i, *ext_r, *ext_c, *ext_k; /* the bounds checked (or looped to) */
 	struct astra_ir_node *lo_i, *lo_r, *lo_c;  /* lower bounds checked (a stencil's border), NULL: 0 */
 	struct astra_ir_node *split;  /* the flat index was split into r = i / split, c = i % split */
