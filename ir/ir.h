@@ -97,6 +97,7 @@ enum astra_ir_mapping {
 	IR_MAP_WARP,          /* a warp per row (the global thread index / 32) */
 	IR_MAP_2D_ROWS,       /* 2-D blocks, threadIdx.y selects the row, threadIdx.x its lanes */
 	IR_MAP_2D,            /* 2-D grid of 2-D blocks: x is the column, y the row */
+	IR_MAP_2D_TILE,       /* 2-D tiles: x the column, y and a loop by blockDim.y the tile's rows */
 };
 
 struct astra_ir {

@@ -127,18 +127,21 @@ static void assign_var(struct lifter *L, struct lvar *v, const char *op, struct 
 	v->val = val;
 }
 
-static void store_shared(struct lifter *L, struct lvar *v, struct astra_ir_node *ix, const char *op,
+/* sh = rhs, or sh[a][b] = rhs (lhs the index chain): the shared value, and where this thread put it. */
+static void store_shared(struct lifter *L, struct lvar *v, struct astra_ir_node *lhs, const char *op,
 			 struct astra_ir_node *rhs)
 {
-	struct astra_ir_node *val;
+	struct astra_ir_node *val, *ix = NULL;
+	const char *place = NULL;
 	if (strcmp(op, "="))
 		lift_fail(L, "`%s %s` on shared memory outside a reduction tree", v->name, op);
 	val = lift_eval(L, rhs);
-	if (ix) {
-		ix = lift_bind(L, lift_eval(L, ix));
+	if (lhs) {
+		place = lift_shared_place(L, lhs, &ix);
 		v->warp_slots = ix->kind == IR_ATOM && !strcmp(ix->s, "warp");
 	}
 	v->val = val;
+	v->at = val->kind == IR_RED || val->kind == IR_PARTIAL ? NULL : place;
 }
 
 /*
@@ -220,8 +223,8 @@ static void expr_stmt(struct lifter *L, struct astra_ir_node *e)
 				assign_var(L, v, e->s, e->a[1]);
 			return;
 		}
-		if (lhs->kind == IR_INDEX && (n = name_of(lhs->a[0])) && (v = lift_var(L, n)) && v->shared) {
-			store_shared(L, v, lhs->a[1], e->s, e->a[1]);
+		if (lhs->kind == IR_INDEX && (v = lift_shared_base(L, lhs)) != NULL) {
+			store_shared(L, v, lhs, e->s, e->a[1]);
 			return;
 		}
 		if (inner(L) && inner(L)->kind == LOOP_SEQ && !inner(L)->rows && accumulate_store(L, e))
@@ -243,6 +246,13 @@ static void expr_stmt(struct lifter *L, struct astra_ir_node *e)
 	if (e->kind == IR_CALL) {
 		if (!strcmp(e->s, "__syncthreads") || !strcmp(e->s, "__syncwarp") || !strcmp(e->s, "__threadfence"))
 			return;
+		/* cooperative groups: cg::sync(block) and block.sync() are __syncthreads() */
+		if ((!strcmp(e->s, "cg::sync") || !strcmp(e->s, "cooperative_groups::sync") || !strcmp(e->s, ".sync")) &&
+		    e->nr == 1) {
+			if (!lift_block_group(L, lift_eval(L, e->a[0])))
+				lift_fail(L, "a `%s` of a group that is not the thread block (cg::this_thread_block())", e->s);
+			return;
+		}
 		if (!strcmp(e->s, "atomicAdd") && e->nr == 2) {
 			lift_store(L, astra_ir_node(L->ar, IR_UN, "*", 1, e->a[0]), lift_eval(L, e->a[1]), 1);
 			return;
@@ -569,7 +579,8 @@ static void tree_loop(struct lifter *L, struct astra_ir_stmt *s, const struct he
 		struct astra_ir_stmt *k = b->kind == ST_BLOCK ? b->kids[j] : b;
 		if (k->kind == ST_IF && !iff)
 			iff = k;
-		else if (!(k->kind == ST_EMPTY || (k->kind == ST_EXPR && mentions(k->e, "__sync"))))
+		else if (!(k->kind == ST_EMPTY || (k->kind == ST_EXPR && (mentions(k->e, "__sync") || mentions(k->e, "cg::sync") ||
+									   mentions(k->e, ".sync")))))
 			lift_fail(L, "a shared-memory reduction loop does more than combine: `%s`", k->text);
 	}
 	as = iff ? single(iff->body) : NULL;
@@ -600,6 +611,8 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 	size_t saved = L->nr_vars, j;
 	int kind;
 	const char *axis;
+	if (s->step && s->step->kind == IR_BIN && !strcmp(s->step->s, ","))
+		lift_fail(L, "a loop that steps two variables at once is not modelled: `%s`", s->text);
 	if (!header(s, &h))
 		lift_fail(L, "a loop whose header is not `v = start; v < bound; v += step`: `%s`", s->text);
 	if (stmt_mentions(s->body, "__shfl")) {
@@ -617,8 +630,36 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 	init = lift_bind(L, lift_eval(L, h.init));
 	step = h.step ? lift_bind(L, lift_eval(L, h.step)) : lift_num(L, "1");
 	lim = lift_eval(L, h.bound);
+	if ((!strcmp(h.how, "*=") || !strcmp(h.how, "<<=")) &&
+	    (stmt_mentions(s->body, "__sync") || stmt_mentions(s->body, "cg::sync") || stmt_mentions(s->body, ".sync")))
+		lift_fail(L, "a shared-memory tree whose stride doubles (interleaved addressing) is not modelled, only one "
+			  "that halves (`for (s = blockDim.x / 2; s > 0; s >>= 1)`): `%s`", s->text);
 	if (strcmp(h.how, "+="))
 		lift_fail(L, "a loop that does not count up: `%s`", s->text);
+	if (lift_tile_loop(L, init, step, lim, s->text)) {
+		/* a thread's rows of a 2-D tile: part of the mapping (lift-tile.c) */
+		if (L->ir->mapping != IR_MAP_NONE && L->ir->mapping != IR_MAP_2D && L->ir->mapping != IR_MAP_2D_TILE)
+			lift_fail(L, "a loop over a tile's rows in a kernel mapped as %s: `%s`",
+				  astra_ir_mapping_name(L->ir->mapping), s->text);
+		L->ir->mapping = IR_MAP_2D_TILE;
+		L->tile_t = lim;
+		L->tile_rows = lift_ext(L, lim);
+		L->tile_var = h.var;
+		kind = LOOP_SEQ;
+		axis = "r";
+		var = lift_declare(L, h.var);
+		var->val = astra_ir_node(L->ar, IR_ATOM, "tile.row", 0);
+		lp = &L->loops[L->nr_loops++];
+		memset(lp, 0, sizeof(*lp));
+		lp->axis = axis;
+		lp->kind = kind;
+		lp->rows = 1;
+		lift_stmt(L, s->body, 0);
+		L->nr_loops--;
+		L->nr_vars = saved;
+		L->tile_t = NULL;
+		return;
+	}
 	if (lift_is(init, "0") && lift_is(step, "1") && L->ir->mapping == IR_MAP_2D) {
 		/* a thread of a 2-D grid owns out[r, c]: its own loop is a contraction's inner axis */
 		for (j = 0; j < (size_t)L->nr_loops; j++)
@@ -703,6 +744,12 @@ void lift_stmt(struct lifter *L, struct astra_ir_stmt *s, int top)
 		v = lift_declare(L, s->name);
 		v->shared = s->is_shared;
 		v->array = s->is_array;
+		if (s->init && s->is_pointer && s->init->kind == IR_CALL && !s->init->nr &&
+		    !strcmp(s->init->s, "SharedMemory")) {
+			/* T *p = SharedMemory<T>(): cuda-samples' struct whose conversion is the extern __shared__ array */
+			v->shared = v->array = 1;
+			return;
+		}
 		if (s->init)
 			v->val = lift_bind(L, lift_eval(L, s->init));
 		return;

@@ -111,6 +111,11 @@ static struct astra_ir_node *replace(struct lifter *L, struct astra_ir_node *n, 
 	return c;
 }
 
+struct astra_ir_node *lift_replace(struct lifter *L, struct astra_ir_node *n, const char *from, struct astra_ir_node *to)
+{
+	return replace(L, n, from, to);
+}
+
 /* A template or kernel parameter: a block = K of a row length K is a row, not a block size. */
 static int is_param_name(struct lifter *L, const char *s)
 {
@@ -148,6 +153,8 @@ static void set_mapping(struct lifter *L, enum astra_ir_mapping m)
 		L->ir->mapping = m;
 	else if (L->ir->mapping == IR_MAP_NONE)
 		L->ir->mapping = m;
+	else if (L->ir->mapping == IR_MAP_2D_TILE && m == IR_MAP_2D)
+		return;   /* the tile's column: a 2-D grid's */
 	else if (!(L->ir->mapping == IR_MAP_GRID_STRIDE && m == IR_MAP_THREAD))
 		lift_fail(L, "two mappings of threads to work: %s and %s", astra_ir_mapping_name(L->ir->mapping),
 			  astra_ir_mapping_name(m));
@@ -183,6 +190,8 @@ static struct astra_ir_node *bind(struct lifter *L, struct astra_ir_node *v, int
 	};
 	char *t;
 	size_t j;
+	if (top && L->tile_t)
+		v = lift_tile_row(L, v);
 	if (top && v->kind == IR_ATOM && !strcmp(v->s, "bid.x") && !L->twod) {
 		set_mapping(L, IR_MAP_BLOCK);
 		return atom(L, "r");
@@ -205,6 +214,24 @@ static struct astra_ir_node *bind(struct lifter *L, struct astra_ir_node *v, int
 			free(t);
 			t = t2;
 		} else {
+			free(t2);
+		}
+	}
+	if (L->twod && (L->block_x || L->block_y) && strcmp(t, "bdim.x*bid.x + tid.x") && strcmp(t, "bdim.y*bid.y + tid.y")) {
+		/* blockIdx.x * TILE + threadIdx.x, the launch's block dim3(TILE, ...) (and y likewise) */
+		const char *d[2] = {L->block_x, L->block_y}, *want[2] = {"bdim.x*bid.x + tid.x", "bdim.y*bid.y + tid.y"};
+		for (j = 0; j < 2; j++) {
+			struct astra_ir_node *w;
+			char *t2;
+			if (!d[j] || is_param_name(L, d[j]))
+				continue;
+			w = replace_name(L, v, d[j], atom(L, j ? "bdim.y" : "bdim.x"));
+			t2 = lift_text(w);
+			if (!strcmp(t2, want[j])) {
+				free(t);
+				t = t2;
+				break;
+			}
 			free(t2);
 		}
 	}
@@ -441,6 +468,8 @@ struct astra_ir_node *lift_call(struct lifter *L, struct astra_ir_node *n)
 	}
 	if (!strncmp(n->s, "atomic", 6) || !strcmp(n->s, "__syncthreads") || !strncmp(n->s, "__sync", 6))
 		lift_fail(L, "`%s` inside an expression", n->s);
+	if (n->s[0] == '.')
+		lift_fail(L, "a member function call (`%s()`: cooperative groups, structures) is not modelled", n->s);
 	for (j = 0; j < n->nr; j++)
 		args[j] = lift_eval(L, n->a[j]);
 	if ((conversion(n->s) || is_type_word(L, n->s)) && n->nr == 1) {
@@ -480,6 +509,15 @@ static struct astra_ir_node *member(struct lifter *L, struct astra_ir_node *n)
 	return NULL;
 }
 
+/* A cooperative-groups handle of the thread block: cg::this_thread_block(), evaluated. */
+int lift_block_group(struct lifter *L, struct astra_ir_node *n)
+{
+	(void)L;
+	return n->kind == IR_CALL && !n->nr &&
+	       (!strcmp(n->s, "cg::this_thread_block") || !strcmp(n->s, "cooperative_groups::this_thread_block") ||
+		!strcmp(n->s, "this_thread_block"));
+}
+
 static const struct astra_param *param(struct lifter *L, const char *name)
 {
 	size_t j;
@@ -489,11 +527,64 @@ static const struct astra_param *param(struct lifter *L, const char *name)
 	return NULL;
 }
 
-static struct astra_ir_node *read_shared(struct lifter *L, struct lvar *v, struct astra_ir_node *ix)
+/* The shared array an index chain `sh[a][b]` names, or NULL. */
+struct lvar *lift_shared_base(struct lifter *L, struct astra_ir_node *n)
+{
+	struct lvar *v;
+	while (n->kind == IR_INDEX)
+		n = n->a[0];
+	while (n->kind == IR_CAST)
+		n = n->a[0];
+	return n->kind == IR_NAME && (v = lift_var(L, n->s)) && v->shared ? v : NULL;
+}
+
+/* Where `sh[a][b]` is, as text ("[a][b]", each index canonical); *last: the last index, evaluated. */
+const char *lift_shared_place(struct lifter *L, struct astra_ir_node *n, struct astra_ir_node **last)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	const char *s;
+	*last = NULL;
+	for (; n->kind == IR_INDEX; n = n->a[0]) {
+		struct astra_ir_node *ix = lift_bind(L, lift_eval(L, n->a[1]));
+		char *t = lift_text(ix), *u = xasprintf("[%s]%s", t, b.buf ? b.buf : "");
+		if (!*last)
+			*last = ix;
+		astra_buf_reset(&b);
+		astra_buf_adds(&b, u);
+		free(t);
+		free(u);
+	}
+	s = astra_ir_strdup(L->ar, b.buf ? b.buf : "", b.len);
+	astra_buf_release(&b);
+	return s;
+}
+
+/* A place as a reason shows it: the tile loop's offset by its variable's name. */
+static const char *shown(struct lifter *L, const char *place)
+{
+	struct astra_buf b = ASTRA_BUF_INIT;
+	const char *p = place, *q, *s;
+	if (!L->tile_var)
+		return place;
+	while ((q = strstr(p, "tile.row")) != NULL) {
+		astra_buf_add(&b, p, (size_t)(q - p));
+		astra_buf_adds(&b, L->tile_var);
+		p = q + 8;
+	}
+	astra_buf_adds(&b, p);
+	s = astra_ir_strdup(L->ar, b.buf, b.len);
+	astra_buf_release(&b);
+	return s;
+}
+
+static struct astra_ir_node *read_shared(struct lifter *L, struct lvar *v, struct astra_ir_node *ix, const char *place)
 {
 	struct astra_ir_node *r;
 	if (!v->val)
 		lift_fail(L, "reads the shared `%s` before anything is stored in it", v->name);
+	if (place && v->at && !v->warp_slots && v->val->kind != IR_RED && v->val->kind != IR_PARTIAL && strcmp(place, v->at))
+		lift_fail(L, "reads the shared `%s` at %s, where this thread stored %s: values passed between threads "
+			  "through shared memory (a staged tile) are not modelled", v->name, shown(L, place), shown(L, v->at));
 	if (!v->warp_slots)
 		return v->val;
 	ix = lift_bind(L, ix);
@@ -522,7 +613,7 @@ struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n)
 		v = lift_var(L, n->s);
 		if (v) {
 			if (v->shared && !v->array)
-				return read_shared(L, v, lift_num(L, "0"));
+				return read_shared(L, v, lift_num(L, "0"), NULL);
 			if (v->shared)
 				return astra_ir_node(L->ar, IR_SHARED, v->name, 0);
 			if (!v->val)
@@ -542,8 +633,10 @@ struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n)
 	case IR_CAST:
 		return lift_eval(L, n->a[0]);
 	case IR_INDEX:
-		if (n->a[0]->kind == IR_NAME && (v = lift_var(L, n->a[0]->s)) && v->shared)
-			return read_shared(L, v, lift_eval(L, n->a[1]));
+		if ((v = lift_shared_base(L, n)) != NULL) {
+			const char *place = lift_shared_place(L, n, &a);
+			return read_shared(L, v, a, place);
+		}
 		a = lift_eval(L, n->a[0]);
 		b = lift_eval(L, n->a[1]);
 		if (a->kind != IR_PTR)
@@ -651,6 +744,10 @@ void lift_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_nod
 			val->kind = IR_RED;
 		}
 	}
+	if (val->kind == IR_PARTIAL && (val->scope & 15) == IR_SCOPE_BLOCK && !strcmp(val->axis, "i") &&
+	    lift_depends(p->a[0], "bid.x"))
+		lift_fail(L, "stores each block's partial sum at `%s[blockIdx.x]`: per-block partial results (a first pass "
+			  "of a two-pass reduction) are not expressible in the IR, whose reductions cover a row or the grid", p->s);
 	if (is_partial(val))
 		lift_fail(L, "stores a reduction whose parts are never combined");
 	if (lift_depends(p->a[0], "c"))
@@ -681,7 +778,8 @@ void lift_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_nod
 	s->open_loop = 0;
 }
 
-static const char *const thread_atoms[] = {"tid.x", "tid.y", "bid.x", "bid.y", "lane", "warp", "tid.z", "bid.z", NULL};
+static const char *const thread_atoms[] = {"tid.x", "tid.y", "bid.x", "bid.y", "lane", "warp", "tid.z", "bid.z", "tile.row",
+					  NULL};
 
 static const char *leftover(const struct astra_ir_node *n)
 {
@@ -773,10 +871,15 @@ static void finish(struct lifter *L)
 		ir->rows = lift_ext(L, L->ext_r);
 	if (!ir->rows && ir->mapping == IR_MAP_BLOCK && L->k->pragma.grid)
 		ir->rows = L->k->pragma.grid;
+	if (!ir->rows && (ir->mapping == IR_MAP_2D || ir->mapping == IR_MAP_2D_TILE))
+		ir->rows = lift_grid_extent(L, 1);   /* no bounds check: the tiles the grid covers */
 	if (!ir->rows)
-		lift_fail(L, "no bound on the rows (no `row < rows` check, no launch grid in the pragma)");
+		lift_fail(L, "no bound on the rows (no `row < rows` check, no launch grid in the pragma%s)",
+			  ir->mapping == IR_MAP_2D || ir->mapping == IR_MAP_2D_TILE ? " of the form dim3(W / TILE, H / TILE)" : "");
 	if (L->uses_c && !ir->cols) {
 		ir->cols = lift_ext(L, L->ext_c);
+		if (!ir->cols && (ir->mapping == IR_MAP_2D || ir->mapping == IR_MAP_2D_TILE))
+			ir->cols = lift_grid_extent(L, 0);
 		if (ir->one_per_thread)
 			for (j = 0; j < ir->nr_stores && !ir->cols; j++) {
 				struct astra_ir_node ld;
@@ -831,6 +934,7 @@ int astra_ir_lift(const struct astra_kernel *k, struct astra_ir *ir, struct astr
 	L->twod = strstr(k->text, "threadIdx.y") || strstr(k->text, "blockIdx.y");
 	if (k->pragma.block && !strncmp(k->pragma.block, "dim3(", 5))
 		L->lanes_x = atoi(k->pragma.block + 5);
+	lift_launch_dims(L);
 	body = astra_ir_parse(L->ar, k->text + off, strlen(k->text + off), body_line(k), k, why);
 	if (!body) {
 		char *w = astra_buf_detach(why, NULL);

@@ -28,6 +28,7 @@ struct lvar {
 	int shared;                  /* a __shared__ variable or array */
 	int array;
 	int warp_slots;              /* shared: holds a value per warp (stored at the warp's index) */
+	const char *at;              /* shared: where this thread stored its plain value ("[i][j]"), or NULL */
 	int loop_depth;              /* the loop nesting it was declared at */
 	struct lvar *alias;          /* a helper's parameter naming the caller's shared array */
 	int loop_reads;              /* reads in the innermost loop while it is outer to it */
@@ -54,6 +55,10 @@ struct lifter {
 	int nr_loops;
 	int twod;                    /* the kernel names .y of threadIdx/blockIdx */
 	int lanes_x;                 /* 2-D rows: blockDim.x from the pragma's launch (0: unknown) */
+	const char *block_x, *block_y; /* the pragma's block dim3(x, y), as written, or NULL */
+	struct astra_ir_node *tile_t; /* inside a loop over a tile's rows (lift-tile.c): the tile's height */
+	const char *tile_rows;       /* such a loop was lifted: the tile's height, as printed */
+	const char *tile_var;        /* its variable's name, for reasons */
 	struct astra_ir_node *ext_i, *ext_r, *ext_c, *ext_k; /* the bounds checked (or looped to) */
 	struct astra_ir_node *lo_i, *lo_r, *lo_c;  /* lower bounds checked (a stencil's border), NULL: 0 */
 	struct astra_ir_node *split;  /* the flat index was split into r = i / split, c = i % split */
@@ -80,6 +85,17 @@ struct astra_ir_node *lift_combine(struct lifter *L, const char *op, int scope, 
 struct astra_ir_node *lift_bind(struct lifter *L, struct astra_ir_node *v);
 void lift_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_node *val, int accumulate);
 struct astra_ir_node *lift_call(struct lifter *L, struct astra_ir_node *n);
+struct astra_ir_node *lift_replace(struct lifter *L, struct astra_ir_node *n, const char *from, struct astra_ir_node *to);
+int lift_block_group(struct lifter *L, struct astra_ir_node *call);
+struct lvar *lift_shared_base(struct lifter *L, struct astra_ir_node *n);
+const char *lift_shared_place(struct lifter *L, struct astra_ir_node *n, struct astra_ir_node **last);
+
+/* lift-tile.c */
+void lift_launch_dims(struct lifter *L);
+int lift_tile_loop(struct lifter *L, struct astra_ir_node *init, struct astra_ir_node *step, struct astra_ir_node *lim,
+		   const char *text);
+struct astra_ir_node *lift_tile_row(struct lifter *L, struct astra_ir_node *v);
+const char *lift_grid_extent(struct lifter *L, int axis);
 
 /* lift-stmt.c */
 void lift_set_extent(struct lifter *L, const struct astra_ir_node *a, struct astra_ir_node *bound);

@@ -70,6 +70,7 @@ const char *astra_ir_mapping_name(enum astra_ir_mapping m)
 	case IR_MAP_WARP: return "a warp per row";
 	case IR_MAP_2D_ROWS: return "2-D blocks, threadIdx.y per row";
 	case IR_MAP_2D: return "a 2-D grid, a thread per element";
+	case IR_MAP_2D_TILE: return "2-D tiles, a thread per column and a loop over the tile's rows";
 	default: return "none";
 	}
 }

@@ -258,9 +258,10 @@ static struct astra_ir_node *primary(struct P *p)
 		free(q);
 		p->i += 2;
 	}
-	if (is(p, 0, "<") && callable(p, -1)) {
+	if (is(p, 0, "<")) {
+		/* f<N>(x) of a function the kernel sees; X<T>() of anything: `a < b > ()` is no expression */
 		size_t e = skip_angle(p, 0);
-		if (e && is(p, e, "("))
+		if (e && is(p, e, "(") && (callable(p, -1) || is(p, e + 1, ")")))
 			p->i += e;
 	}
 	return n;
@@ -277,9 +278,16 @@ static struct astra_ir_node *postfix(struct P *p, struct astra_ir_node *n)
 			n = mk(p, IR_INDEX, NULL, 2, n, ix);
 		} else if (is(p, 0, "(")) {
 			struct astra_ir_node *c;
-			if (n->kind != IR_NAME)
+			if (n->kind == IR_MEMBER) {
+				/* obj.f(x): the call ".f" of obj and x (cg's cta.sync(), cta.thread_rank()) */
+				char *q = xasprintf(".%s", n->s);
+				c = mk(p, IR_CALL, astra_ir_strdup(p->ar, q, strlen(q)), 1, n->a[0]);
+				free(q);
+			} else if (n->kind != IR_NAME) {
 				pdie(p, "a call through an expression");
-			c = mk(p, IR_CALL, n->s, 0);
+			} else {
+				c = mk(p, IR_CALL, n->s, 0);
+			}
 			p->i++;
 			while (!is(p, 0, ")")) {
 				add_arg(p, c, expr(p, 2));
@@ -419,17 +427,18 @@ static struct astra_ir_stmt *decl(struct P *p, int need_semi)
 {
 	struct astra_ir_stmt *blk = new_stmt(p, ST_BLOCK);
 	size_t start = p->i, o;
-	int shared = 0;
+	int shared = 0, typed_any = 0;
 	const char *type;
 	while (qualifier(p, 0) || type_name(p, 0)) {
 		int typed = type_name(p, 0);
 		if (typed && p->i > start && (is(p, 1, "=") || is(p, 1, ";") || is(p, 1, ",") || is(p, 1, "[")) &&
 		    !qualifier(p, (size_t)-1))
 			break;
+		typed_any |= typed;
 		shared |= is(p, 0, "__shared__");
 		p->i++;
 	}
-	if (p->i == start)      /* a type that is only a name */
+	if (p->i == start || !typed_any)    /* a type that is only a name: `uint x`, `__shared__ uint s[N]` */
 		p->i++;
 	while (is(p, 0, "::") && is_ident(p, 1))
 		p->i += 2;
@@ -530,6 +539,10 @@ static struct astra_ir_stmt *stmt(struct P *p)
 		expect(p, ";");
 		if (!is(p, 0, ")"))
 			s->step = expr(p, 0);
+		while (is(p, 0, ",")) {    /* `a += x, b += y`: the comma operator, a node "," */
+			p->i++;
+			s->step = mk(p, IR_BIN, ",", 2, s->step, expr(p, 0));
+		}
 		expect(p, ")");
 		s->body = stmt(p);
 		return s;
