@@ -160,18 +160,6 @@ static void set_mapping(struct lifter *L, enum astra_ir_mapping m)
 			  astra_ir_mapping_name(m));
 }
 
-/* 1 when the atom `a` occurs anywhere in n (reductions included). */
-static int mentions(const struct astra_ir_node *n, const char *a)
-{
-	size_t j;
-	if (n->kind == IR_ATOM && !strcmp(n->s, a))
-		return 1;
-	for (j = 0; j < n->nr; j++)
-		if (mentions(n->a[j], a))
-			return 1;
-	return 0;
-}
-
 /*
  * The known thread indices, as canonical text: a value equal to one is
  * replaced by its logical index (or the lane / warp of a thread).  Every
@@ -198,7 +186,7 @@ static struct astra_ir_node *bind(struct lifter *L, struct astra_ir_node *v, int
 	}
 	if (v->kind == IR_ATOM || v->kind == IR_NUM || v->kind == IR_NAME)
 		return v;
-	if (!mentions(v, "tid.x") && !mentions(v, "tid.y") && !mentions(v, "i"))
+	if (!lift_depends(v, "tid.x") && !lift_depends(v, "tid.y") && !lift_depends(v, "i"))
 		return v;
 	if (v->kind == IR_BIN) {
 		struct astra_ir_node *a = bind(L, v->a[0], 0), *b = bind(L, v->a[1], 0);

@@ -485,15 +485,9 @@ static int emit(const struct ctx *cx, const struct astra_ir_node *n, struct astr
 					break;
 				}
 		}
-		if (swap) {
-			wrap(r.buf, ro, p, out);
-			astra_buf_addf(out, " %s ", n->s);
-			wrap(l.buf, lo, p + 1, out);
-		} else {
-			wrap(l.buf, lo, p, out);
-			astra_buf_addf(out, " %s ", n->s);
-			wrap(r.buf, ro, p + 1, out);
-		}
+		wrap(swap ? r.buf : l.buf, swap ? ro : lo, p, out);
+		astra_buf_addf(out, " %s ", n->s);
+		wrap(swap ? l.buf : r.buf, swap ? lo : ro, p + 1, out);
 	done:
 		astra_buf_release(&l);
 		astra_buf_release(&r);
