@@ -1,13 +1,15 @@
 /*
  * harness-rt.cuh - the fixed part of every test program astra-cc generates.
  *
- * verify/harness.c writes one CUDA program per verification round: the
- * kernel's TU text up to the end of the original kernel (the reference), the
- * candidates in namespaces of their own, this runtime, and a few generated
- * functions that describe each test case (buffers, scalars, launches).  This
- * file is the part that does not depend on the kernel: it is embedded into
- * astra-cc at build time (harness-rt.c is generated from it) and appended
- * verbatim, so it is compiled by nvcc as CUDA and never by the C compiler.
+ * verify/harness.c writes one CUDA program per verification round: this
+ * runtime, the kernel's TU text up to the end of the original kernel (the
+ * reference), the candidates in namespaces of their own, and a few
+ * generated functions that describe each test case (buffers, scalars,
+ * launches).  This file is the part that does not depend on the kernel: it
+ * is embedded into astra-cc at build time (harness-rt.c is generated from
+ * it) and comes first, verbatim, before any of the user's macros (a
+ * `#define min(a, b)` would break the standard headers below); it is
+ * compiled by nvcc as CUDA and never by the C compiler.
  *
  * It is separate from harness.c because it is the code that actually judges
  * kernels: the correctness protocol (DESIGN.md section 4) and the timing
