@@ -349,7 +349,8 @@ def fill(rec, app, app_dir, ctx, note):
         checks[key] = run(ctx["cublas_exe"], [s["kind"], "--type", s["type"], "--check"], ctx["timeout"])
     cdoc, why = checks[key]
     if why or not cdoc.get("ok"):
-        info["reason"] = "its self-check (--check, against the CPU) failed: %s" % (why or json.dumps(cdoc)[:400])
+        info["reason"] = "its self-check (--check, against the CPU) failed: %s%s" % (
+            why or "not ok", "; " + json.dumps(cdoc)[:400] if cdoc and not cdoc.get("error") else "")
         note(NOTE + info["reason"])
         return
     info["check"] = "cuBLAS against the kernels' loops on the CPU at %s: ok" % (
