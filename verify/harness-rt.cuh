@@ -910,7 +910,10 @@ static void launch_fma(int blocks, int threads, float *out, int iters, cudaStrea
 
 static const unsigned long long NONE = ~0ULL;
 static const unsigned char CANARY = 0xCB;
-static const size_t PAD_BEFORE = 4096, PAD_AFTER = 65536;
+/* 64 KiB on both sides: a stencil that reads a row before its buffer (Rodinia's
+ * srad reads J[index - cols] in its first block row and then overwrites what
+ * it read) must read red zone, not whatever memory lies before it. */
+static const size_t PAD_BEFORE = 65536, PAD_AFTER = 65536;
 
 /* ----------------------------------------------------------------- the program */
 
