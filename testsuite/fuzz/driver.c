@@ -76,8 +76,11 @@ static void *xalloc(size_t n)
 
 static void save_input(void)
 {
-	int fd = open(crash_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fd;
 	static const char msg[] = "fuzz driver: crashing input saved to ";
+	if (!cur_data)
+		return;
+	fd = open(crash_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd >= 0) {
 		ssize_t w = write(fd, cur_data, cur_size);
 		(void)w;
@@ -225,6 +228,10 @@ static void run_one(const uint8_t *data, size_t size)
 	cur_data = copy;
 	cur_size = size;
 	LLVMFuzzerTestOneInput(copy, size);
+	/* No input is current after this one: a leak report at exit must not
+	 * save (and read) a freed one. */
+	cur_data = NULL;
+	cur_size = 0;
 	free(copy);
 }
 
