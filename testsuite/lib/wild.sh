@@ -52,8 +52,8 @@ wild_harness() {
 	plain_only "the test programs are compiled by nvcc; wild/0003 and wild/0020-0024 run astra-cc's parts on these files under the sanitizers"
 	command -v python3 > /dev/null || skip "skipped: no python3"
 	# A rotating slice of the groups compiles in each run (doc/testing.md):
-	# group G when (G - 1) mod $ASTRA_TEST_WILD_SLICES (default 3) is the slice.
-	local slices=${ASTRA_TEST_WILD_SLICES:-3} slice why
+	# group G when (G - 1) mod $ASTRA_TEST_WILD_SLICES (default 4) is the slice.
+	local slices=${ASTRA_TEST_WILD_SLICES:-4} slice why
 	read -r slice why <<< "$(rotating_slice "$slices" ASTRA_TEST_WILD_SLICE)" || exit 99
 	if [ "$slice" != all ] && [ $((($1 - 1) % slices)) != "$slice" ]; then
 		skip "rotating slice: this run compiles the harness groups G with (G - 1) mod $slices = $slice ($why); ASTRA_TEST_WILD_SLICE=all compiles every group"
