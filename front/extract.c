@@ -1260,12 +1260,7 @@ static int env_macro(const struct file *f, const struct def *d, struct astra_mac
 			}
 		}
 		if (i >= end) {
-			size_t k;
-			for (k = 0; k < m->nr_params; k++)
-				free(m->params[k]);
-			free(m->name);
-			free(m->params);
-			memset(m, 0, sizeof(*m));
+			astra_macro_release(m);
 			return -1;
 		}
 		i++;

@@ -53,14 +53,19 @@ void astra_kernel_release(struct astra_kernel *k)
 	memset(k, 0, sizeof(*k));
 }
 
+void astra_macro_release(struct astra_macro *m)
+{
+	free(m->name);
+	free_strv(m->params, m->nr_params);
+	free(m->body);
+	memset(m, 0, sizeof(*m));
+}
+
 void astra_env_release(struct astra_env *env)
 {
 	size_t i, j;
-	for (i = 0; i < env->nr_macros; i++) {
-		free(env->macros[i].name);
-		free_strv(env->macros[i].params, env->macros[i].nr_params);
-		free(env->macros[i].body);
-	}
+	for (i = 0; i < env->nr_macros; i++)
+		astra_macro_release(&env->macros[i]);
 	free(env->macros);
 	for (i = 0; i < env->nr_aliases; i++) {
 		free(env->aliases[i].name);

@@ -90,6 +90,8 @@ struct astra_env {
 	size_t nr_consts;
 };
 
+/* Free one macro's strings (name, parameters, body) and clear it. */
+void astra_macro_release(struct astra_macro *m);
 void astra_env_release(struct astra_env *env);
 const struct astra_macro *astra_env_macro(const struct astra_env *env, const char *name, size_t len);
 const struct astra_alias *astra_env_alias(const struct astra_env *env, const char *name, size_t len);
