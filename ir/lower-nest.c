@@ -205,8 +205,7 @@ void astra_nest_emit(struct nw *w, const struct astra_ir_node *n, struct astra_b
 				if (astra_nest_same_expr(w->ops[j].load, n)) {
 					int r = !strcmp(w->ops[j].outer, "r");
 					if (w->tiles == 2)   /* register-blocked: this thread's i-th row, j-th column */
-						astra_buf_addf(out, "astra_t%zu[threadIdx.%s + %d * astra_%s][astra_kk]", j,
-							       r ? "y" : "x", RB_T, r ? "i" : "j");
+						astra_buf_addf(out, "astra_f%zu[astra_%s]", j, r ? "i" : "j");
 					else
 						astra_buf_addf(out, "astra_t%zu[threadIdx.%s][astra_kk]", j, r ? "y" : "x");
 					return;
@@ -293,51 +292,60 @@ static int check(struct nw *w)
 }
 
 /*
- * Register-blocked: each block computes a 64 x 64 tile of the output, each
- * of its 16 x 16 threads a 4 x 4 block of it, rows threadIdx.y + 16 i and
- * columns threadIdx.x + 16 j (so the stores and the tiles' reads stay
- * consecutive across a warp); k in steps of 16, each operand staged in a
- * 64 x 17 tile (four elements per thread, the unit-stride index across
- * consecutive threads).  Each output's additions are still the original's,
- * in its order of k.
+ * Register-blocked: each block of 16 x 16 threads computes a (16 tm) x
+ * (16 tn) tile of the output, each thread tm x tn outputs of it, rows
+ * threadIdx.y + 16 i and columns threadIdx.x + 16 j (so the stores and the
+ * tiles' reads stay consecutive across a warp); k in steps of bk, each
+ * operand staged in a (16 tm or 16 tn) x (bk + 1) tile (the unit-stride
+ * index across consecutive threads).  At each k a thread reads its tm
+ * values of each row operand and tn of each column operand from the tiles
+ * into registers (astra_f<n>), then does its tm x tn additions from them:
+ * tm + tn shared reads for tm x tn terms.  A whole step of bk is unrolled;
+ * the last, shorter one is a loop.  Each output's additions are still the
+ * original's, in its order of k.
  */
-static void contract_rb(struct nw *w, const char *type, struct astra_buf *b)
+static void contract_rb(struct nw *w, const char *type, int tm, int tn, int bk, struct astra_buf *b)
 {
 	const struct astra_ir *ir = w->ir;
-	const int bt = RB_T * RB_N;
+	const int bm = RB_T * tm, bn = RB_T * tn;
+	struct astra_buf step = ASTRA_BUF_INIT;
+	char *name_r, *name_c;
 	size_t j;
 	astra_buf_adds(b, "{\n");
 	for (j = 0; j < w->nr_ops; j++)
-		astra_buf_addf(b, "\t__shared__ %s astra_t%zu[%d][%d];\n", type, j, bt, RB_K + 1);
+		astra_buf_addf(b, "\t__shared__ %s astra_t%zu[%d][%d];\n", type, j, !strcmp(w->ops[j].outer, "r") ? bm : bn,
+			       bk + 1);
 	astra_buf_addf(b, "\tconst int astra_t = threadIdx.y * %d + threadIdx.x;\n", RB_T);
-	astra_buf_addf(b, "\tfor (int astra_tr = blockIdx.y; astra_tr * %d < (%s); astra_tr += gridDim.y)\n", bt, ir->rows);
-	astra_buf_addf(b, "\tfor (int astra_tc = blockIdx.x; astra_tc * %d < (%s); astra_tc += gridDim.x) {\n", bt, ir->cols);
-	astra_buf_addf(b, "\t\t%s astra_acc[%d][%d];\n", type, RB_N, RB_N);
-	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", RB_N);
-	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_j = 0; astra_j < %d; astra_j++) {\n", RB_N);
-	astra_buf_addf(b, "\t\t\tconst int astra_r = astra_tr * %d + threadIdx.y + %d * astra_i;\n", bt, RB_T);
-	astra_buf_addf(b, "\t\t\tconst int astra_c = astra_tc * %d + threadIdx.x + %d * astra_j;\n", bt, RB_T);
+	astra_buf_addf(b, "\tfor (int astra_tr = blockIdx.y; astra_tr * %d < (%s); astra_tr += gridDim.y)\n", bm, ir->rows);
+	astra_buf_addf(b, "\tfor (int astra_tc = blockIdx.x; astra_tc * %d < (%s); astra_tc += gridDim.x) {\n", bn, ir->cols);
+	astra_buf_addf(b, "\t\t%s astra_acc[%d][%d];\n", type, tm, tn);
+	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", tm);
+	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_j = 0; astra_j < %d; astra_j++) {\n", tn);
 	astra_buf_adds(b, "\t\t\tastra_acc[astra_i][astra_j] = 0;\n");
 	w->name_r = "astra_r";
 	w->name_c = "astra_c";
 	if (w->red->nr > 1) {
+		/* the sum's start, where the original's was */
+		astra_buf_addf(b, "\t\t\tconst int astra_r = astra_tr * %d + threadIdx.y + %d * astra_i;\n", bm, RB_T);
+		astra_buf_addf(b, "\t\t\tconst int astra_c = astra_tc * %d + threadIdx.x + %d * astra_j;\n", bn, RB_T);
 		astra_buf_addf(b, "\t\t\tif (astra_r < (%s) && astra_c < (%s))\n\t\t\t\tastra_acc[astra_i][astra_j] = ",
 			       ir->rows, ir->cols);
 		astra_nest_emit(w, w->red->a[1], b);
 		astra_buf_adds(b, ";\n");
 	}
 	astra_buf_adds(b, "\t\t}\n");
-	astra_buf_addf(b, "\t\tfor (int astra_k0 = 0; astra_k0 < (%s); astra_k0 += %d) {\n", ir->inner, RB_K);
+	astra_buf_addf(b, "\t\tfor (int astra_k0 = 0; astra_k0 < (%s); astra_k0 += %d) {\n", ir->inner, bk);
 	for (j = 0; j < w->nr_ops; j++) {
 		const struct operand *o = &w->ops[j];
 		int r = !strcmp(o->outer, "r");
+		const int bo = r ? bm : bn;
 		astra_buf_addf(b, "#pragma unroll\n\t\t\tfor (int astra_e = astra_t; astra_e < %d; astra_e += %d) {\n",
-			       bt * RB_K, RB_T * RB_T);
+			       bo * bk, RB_T * RB_T);
 		/* the unit-stride index across consecutive threads */
 		astra_buf_addf(b, "\t\t\t\tconst int astra_ol = astra_e %s %d, astra_kl = astra_e %s %d;\n",
-			       o->k_unit ? "/" : "%", o->k_unit ? RB_K : bt, o->k_unit ? "%" : "/", o->k_unit ? RB_K : bt);
+			       o->k_unit ? "/" : "%", o->k_unit ? bk : bo, o->k_unit ? "%" : "/", o->k_unit ? bk : bo);
 		astra_buf_addf(b, "\t\t\t\tconst int astra_o = astra_t%s * %d + astra_ol, astra_k = astra_k0 + astra_kl;\n",
-			       r ? "r" : "c", bt);
+			       r ? "r" : "c", bo);
 		astra_buf_addf(b, "\t\t\t\tastra_t%zu[astra_ol][astra_kl] = astra_o < (%s) && astra_k < (%s) ? ", j,
 			       r ? ir->rows : ir->cols, ir->inner);
 		w->name_r = r ? "astra_o" : NULL;
@@ -347,24 +355,40 @@ static void contract_rb(struct nw *w, const char *type, struct astra_buf *b)
 		astra_buf_adds(b, " : 0;\n\t\t\t}\n");
 	}
 	astra_buf_adds(b, "\t\t\t__syncthreads();\n");
-	astra_buf_addf(b, "\t\t\tconst int astra_kn = (%s) - astra_k0 < %d ? (%s) - astra_k0 : %d;\n", ir->inner, RB_K,
-		       ir->inner, RB_K);
-	astra_buf_adds(b, "\t\t\tfor (int astra_kk = 0; astra_kk < astra_kn; astra_kk++)\n");
-	astra_buf_addf(b, "#pragma unroll\n\t\t\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", RB_N);
-	astra_buf_addf(b, "#pragma unroll\n\t\t\t\tfor (int astra_j = 0; astra_j < %d; astra_j++)\n", RB_N);
-	astra_buf_adds(b, "\t\t\t\t\tastra_acc[astra_i][astra_j] = astra_acc[astra_i][astra_j] + ");
-	w->name_r = "(astra_tr * 64 + threadIdx.y + 16 * astra_i)";
-	w->name_c = "(astra_tc * 64 + threadIdx.x + 16 * astra_j)";
+	astra_buf_addf(b, "\t\t\tconst int astra_kn = (%s) - astra_k0 < %d ? (%s) - astra_k0 : %d;\n", ir->inner, bk,
+		       ir->inner, bk);
+	/* one k of the step: each operand's values of this thread in registers, then the terms */
+	astra_buf_adds(&step, "{\n");
+	for (j = 0; j < w->nr_ops; j++) {
+		int r = !strcmp(w->ops[j].outer, "r");
+		astra_buf_addf(&step, "\t\t\t\t%s astra_f%zu[%d];\n", type, j, r ? tm : tn);
+		astra_buf_addf(&step, "#pragma unroll\n\t\t\t\tfor (int astra_q = 0; astra_q < %d; astra_q++)\n", r ? tm : tn);
+		astra_buf_addf(&step, "\t\t\t\t\tastra_f%zu[astra_q] = astra_t%zu[threadIdx.%s + %d * astra_q][astra_kk];\n", j,
+			       j, r ? "y" : "x", RB_T);
+	}
+	astra_buf_addf(&step, "#pragma unroll\n\t\t\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", tm);
+	astra_buf_addf(&step, "#pragma unroll\n\t\t\t\tfor (int astra_j = 0; astra_j < %d; astra_j++)\n", tn);
+	astra_buf_adds(&step, "\t\t\t\t\tastra_acc[astra_i][astra_j] = astra_acc[astra_i][astra_j] + ");
+	name_r = xasprintf("(astra_tr * %d + threadIdx.y + %d * astra_i)", bm, RB_T);
+	name_c = xasprintf("(astra_tc * %d + threadIdx.x + %d * astra_j)", bn, RB_T);
+	w->name_r = name_r;
+	w->name_c = name_c;
 	w->name_k = "(astra_k0 + astra_kk)";
 	w->tiles = 2;
-	astra_nest_emit(w, w->red->a[0], b);
+	astra_nest_emit(w, w->red->a[0], &step);
 	w->tiles = 0;
 	w->name_k = NULL;
-	astra_buf_adds(b, ";\n\t\t\t__syncthreads();\n\t\t}\n");
-	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", RB_N);
-	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_j = 0; astra_j < %d; astra_j++) {\n", RB_N);
-	astra_buf_addf(b, "\t\t\tconst int astra_r = astra_tr * %d + threadIdx.y + %d * astra_i;\n", bt, RB_T);
-	astra_buf_addf(b, "\t\t\tconst int astra_c = astra_tc * %d + threadIdx.x + %d * astra_j;\n", bt, RB_T);
+	astra_buf_adds(&step, ";\n\t\t\t}\n");
+	astra_buf_addf(b, "\t\t\tif (astra_kn == %d) {\n#pragma unroll\n\t\t\tfor (int astra_kk = 0; astra_kk < %d; astra_kk++) ",
+		       bk, bk);
+	astra_buf_add(b, step.buf, step.len);
+	astra_buf_adds(b, "\t\t\t} else {\n\t\t\tfor (int astra_kk = 0; astra_kk < astra_kn; astra_kk++) ");
+	astra_buf_add(b, step.buf, step.len);
+	astra_buf_adds(b, "\t\t\t}\n\t\t\t__syncthreads();\n\t\t}\n");
+	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", tm);
+	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_j = 0; astra_j < %d; astra_j++) {\n", tn);
+	astra_buf_addf(b, "\t\t\tconst int astra_r = astra_tr * %d + threadIdx.y + %d * astra_i;\n", bm, RB_T);
+	astra_buf_addf(b, "\t\t\tconst int astra_c = astra_tc * %d + threadIdx.x + %d * astra_j;\n", bn, RB_T);
 	astra_buf_addf(b, "\t\t\tif (astra_r < (%s) && astra_c < (%s)) {\n", ir->rows, ir->cols);
 	astra_buf_adds(b, "\t\t\t\tconst ");
 	w->name_r = "astra_r";
@@ -382,10 +406,13 @@ static void contract_rb(struct nw *w, const char *type, struct astra_buf *b)
 	}
 	w->acc = NULL;
 	astra_buf_adds(b, "\t\t\t}\n\t\t}\n\t}\n}\n");
+	astra_buf_release(&step);
+	free(name_r);
+	free(name_c);
 }
 
 int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int tile,
-			    struct astra_buf *out, struct astra_buf *why)
+			    const struct astra_contract_rb *rb, struct astra_buf *out, struct astra_buf *why)
 {
 	struct nw w;
 	struct astra_buf b = ASTRA_BUF_INIT;
@@ -398,8 +425,8 @@ int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel
 	w.why = why;
 	if (check(&w) < 0)
 		goto out;
-	if (!tile) {
-		contract_rb(&w, type, &b);
+	if (rb) {
+		contract_rb(&w, type, rb->tm, rb->tn, rb->bk, &b);
 		if (!w.bad) {
 			astra_buf_add(out, k->text, sig);
 			astra_buf_add(out, b.buf, b.len);

@@ -12,10 +12,8 @@
 
 #define MAX_OPERANDS 4
 #define MAX_LOADS 32
-/* register blocking: 16 x 16 threads, each RB_N x RB_N outputs RB_T apart; k in steps of RB_K */
+/* register blocking: 16 x 16 threads, each tm x tn outputs RB_T apart (lower.h's astra_contract_rb) */
 #define RB_T 16
-#define RB_N 4
-#define RB_K 16
 
 struct operand {
 	const struct astra_ir_node *load;

@@ -29,11 +29,17 @@ int astra_ir_lower_rows(const struct astra_ir *ir, const struct astra_kernel *k,
  * k from the running value's original start, and stores what the
  * original stores under its guard.  The launch: block = dim3(tile, tile),
  * any 2-D grid (blocks take the output's tiles in grid-stride loops).
+ * With rb, register-blocked instead (tile unused): each of dim3(16, 16)
+ * threads computes rb->tm x rb->tn outputs of a (16 tm) x (16 tn) block
+ * tile from registers, k staged in steps of rb->bk.
  * Returns 0, or -1 with why saying what does not lower ("file:line: ..."
  * where a store's line is known).
  */
+struct astra_contract_rb {
+	int tm, tn, bk;
+};
 int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int tile,
-			    struct astra_buf *out, struct astra_buf *why);
+			    const struct astra_contract_rb *rb, struct astra_buf *out, struct astra_buf *why);
 
 /*
  * astra_ir_lower_matvec (lower-nest.c) writes, for a lifted thread-per-row

@@ -158,16 +158,29 @@ static int one_type(struct astra_rk *rk, char **out_type, struct astra_buf *why)
 	return 0;
 }
 
+/* The register-blocked schedules, by argument: outputs per thread (rows x columns), k's step. */
+static const struct {
+	const char *arg;
+	struct astra_contract_rb rb;
+} rb_scheds[] = {
+	{ "rb", { 4, 4, 16 } },     /* 64 x 64 per block */
+	{ "rb84", { 8, 4, 8 } },    /* 128 x 64 */
+	{ "rb8", { 8, 8, 8 } },     /* 128 x 128 */
+};
+
 static int apply_contract(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 {
 	struct astra_ir ir;
 	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
+	const struct astra_contract_rb *rb = NULL;
 	char *type = NULL, *block = NULL;
 	int tile = arg ? atoi(arg) : 16, ret = 0;
-	if (arg && !strcmp(arg, "rb"))
-		tile = 0;   /* register-blocked: 64 x 64 per block of 16 x 16, 4 x 4 per thread */
-	else if (tile != 8 && tile != 16 && tile != 32) {
-		astra_buf_addf(why, "the tile `%s` is not 8, 16 or 32", arg);
+	size_t j;
+	for (j = 0; arg && j < ARRAY_SIZE(rb_scheds); j++)
+		if (!strcmp(arg, rb_scheds[j].arg))
+			rb = &rb_scheds[j].rb;
+	if (!rb && tile != 8 && tile != 16 && tile != 32) {
+		astra_buf_addf(why, "the tile `%s` is not 8, 16, 32, rb, rb84 or rb8", arg);
 		return 0;
 	}
 	if (rk->steps.nr) {
@@ -185,7 +198,7 @@ static int apply_contract(struct astra_rk *rk, const char *arg, struct astra_buf
 	}
 	astra_buf_reset(&w);
 	/* what does not lower first (it names the line), then the buffers' type */
-	if (astra_ir_lower_contract(&ir, rk->k, "float", tile, &text, &w) < 0) {
+	if (astra_ir_lower_contract(&ir, rk->k, "float", tile, rb, &text, &w) < 0) {
 		astra_buf_addf(why, "does not lower: %s", w.buf ? w.buf : "?");
 		goto out;
 	}
@@ -193,10 +206,10 @@ static int apply_contract(struct astra_rk *rk, const char *arg, struct astra_buf
 		goto out;
 	if (strcmp(type, "float")) {
 		astra_buf_reset(&text);
-		if (astra_ir_lower_contract(&ir, rk->k, type, tile, &text, &w) < 0)
+		if (astra_ir_lower_contract(&ir, rk->k, type, tile, rb, &text, &w) < 0)
 			goto out;
 	}
-	block = tile ? xasprintf("dim3(%d, %d)", tile, tile) : xstrdup("dim3(16, 16)");
+	block = rb ? xstrdup("dim3(16, 16)") : xasprintf("dim3(%d, %d)", tile, tile);
 	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
 	astra_rk_set_launch(rk, NULL, block, "0");
 	ret = 1;
@@ -215,23 +228,58 @@ static int apply_contract_rb(struct astra_rk *rk, const char *arg, struct astra_
 	return apply_contract(rk, "rb", why);
 }
 
+static int apply_contract_rb84(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	(void)arg;
+	return apply_contract(rk, "rb84", why);
+}
+
+static int apply_contract_rb8(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	(void)arg;
+	return apply_contract(rk, "rb8", why);
+}
+
+#define CONTRACT_EXCLUDES "flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist"
+
 const struct astra_rule astra_rule_lower_contract_rb = {
 	.name = "lower-contract-rb",
 	.summary = "contraction (2-D grid, a thread per out[r,c], a loop over k) -> register-blocked from its lifted "
 		   "form: 64 x 64 outputs per block of 16 x 16 threads, 4 x 4 per thread, k in tiles of 16",
 	.flags = RULE_GEOMETRY,
 	.stage = 10,
-	.excludes = "lower-contract,flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist",
+	.excludes = "lower-contract,lower-contract-rb84,lower-contract-rb8," CONTRACT_EXCLUDES,
 	.apply = apply_contract_rb,
+};
+
+const struct astra_rule astra_rule_lower_contract_rb84 = {
+	.name = "lower-contract-rb84",
+	.summary = "contraction -> register-blocked from its lifted form: 128 x 64 outputs per block of 16 x 16 "
+		   "threads, 8 x 4 per thread, k in tiles of 8",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "lower-contract,lower-contract-rb,lower-contract-rb8," CONTRACT_EXCLUDES,
+	.apply = apply_contract_rb84,
+};
+
+const struct astra_rule astra_rule_lower_contract_rb8 = {
+	.name = "lower-contract-rb8",
+	.summary = "contraction -> register-blocked from its lifted form: 128 x 128 outputs per block of 16 x 16 "
+		   "threads, 8 x 8 per thread, k in tiles of 8",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "lower-contract,lower-contract-rb,lower-contract-rb84," CONTRACT_EXCLUDES,
+	.apply = apply_contract_rb8,
 };
 
 const struct astra_rule astra_rule_lower_contract = {
 	.name = "lower-contract",
 	.summary = "contraction (2-D grid, a thread per out[r,c], a loop over k) -> generated from its lifted form: "
-		   "operands staged in T x T shared-memory tiles (T=16, or the argument 8/32)",
+		   "operands staged in T x T shared-memory tiles (T=16, or the argument 8/32; rb, rb84, rb8: the "
+		   "register-blocked schedules)",
 	.flags = RULE_GEOMETRY,
 	.stage = 10,
-	.excludes = "flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist",
+	.excludes = CONTRACT_EXCLUDES,
 	.apply = apply_contract,
 };
 

@@ -36,6 +36,8 @@ extern const struct astra_rule astra_rule_lower_reduce;
 extern const struct astra_rule astra_rule_lower_transpose;
 extern const struct astra_rule astra_rule_lower_contract;
 extern const struct astra_rule astra_rule_lower_contract_rb;
+extern const struct astra_rule astra_rule_lower_contract_rb84;
+extern const struct astra_rule astra_rule_lower_contract_rb8;
 extern const struct astra_rule astra_rule_lower_matvec;
 extern const struct astra_rule astra_rule_lower_stencil;
 
@@ -51,6 +53,8 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_lower_transpose,
 	&astra_rule_lower_contract,
 	&astra_rule_lower_contract_rb,
+	&astra_rule_lower_contract_rb84,
+	&astra_rule_lower_contract_rb8,
 	&astra_rule_lower_matvec,
 	&astra_rule_lower_stencil,
 	&astra_rule_online_softmax,
