@@ -304,17 +304,26 @@ static int check(struct nw *w)
  * the last, shorter one is a loop.  Each output's additions are still the
  * original's, in its order of k.
  */
-static void contract_rb(struct nw *w, const char *type, int tm, int tn, int bk, struct astra_buf *b)
+static void contract_rb(struct nw *w, const char *type, const struct astra_contract_rb *s, struct astra_buf *b)
 {
 	const struct astra_ir *ir = w->ir;
-	const int bm = RB_T * tm, bn = RB_T * tn;
+	const int tm = s->tm, tn = s->tn, bk = s->bk, bm = RB_T * tm, bn = RB_T * tn;
 	struct astra_buf step = ASTRA_BUF_INIT;
+	/* the thread's i-th row and j-th column in the block's tile */
+	char *ri = s->contig ? xasprintf("astra_i / 4 * %d + threadIdx.y * 4 + astra_i %% 4", 4 * RB_T) :
+			       xasprintf("threadIdx.y + %d * astra_i", RB_T);
+	char *cj = s->contig ? xasprintf("astra_j / 4 * %d + threadIdx.x * 4 + astra_j %% 4", 4 * RB_T) :
+			       xasprintf("threadIdx.x + %d * astra_j", RB_T);
 	char *name_r, *name_c;
 	size_t j;
 	astra_buf_adds(b, "{\n");
 	for (j = 0; j < w->nr_ops; j++)
-		astra_buf_addf(b, "\t__shared__ %s astra_t%zu[%d][%d];\n", type, j, !strcmp(w->ops[j].outer, "r") ? bm : bn,
-			       bk + 1);
+		if (s->contig)   /* k-major, rows padded by 4: a thread's values are one aligned vector */
+			astra_buf_addf(b, "\t__shared__ __align__(16) %s astra_t%zu[%d][%d];\n", type, j, bk,
+				       (!strcmp(w->ops[j].outer, "r") ? bm : bn) + 4);
+		else
+			astra_buf_addf(b, "\t__shared__ %s astra_t%zu[%d][%d];\n", type, j,
+				       !strcmp(w->ops[j].outer, "r") ? bm : bn, bk + 1);
 	astra_buf_addf(b, "\tconst int astra_t = threadIdx.y * %d + threadIdx.x;\n", RB_T);
 	astra_buf_addf(b, "\tfor (int astra_tr = blockIdx.y; astra_tr * %d < (%s); astra_tr += gridDim.y)\n", bm, ir->rows);
 	astra_buf_addf(b, "\tfor (int astra_tc = blockIdx.x; astra_tc * %d < (%s); astra_tc += gridDim.x) {\n", bn, ir->cols);
@@ -326,8 +335,8 @@ static void contract_rb(struct nw *w, const char *type, int tm, int tn, int bk, 
 	w->name_c = "astra_c";
 	if (w->red->nr > 1) {
 		/* the sum's start, where the original's was */
-		astra_buf_addf(b, "\t\t\tconst int astra_r = astra_tr * %d + threadIdx.y + %d * astra_i;\n", bm, RB_T);
-		astra_buf_addf(b, "\t\t\tconst int astra_c = astra_tc * %d + threadIdx.x + %d * astra_j;\n", bn, RB_T);
+		astra_buf_addf(b, "\t\t\tconst int astra_r = astra_tr * %d + %s;\n", bm, ri);
+		astra_buf_addf(b, "\t\t\tconst int astra_c = astra_tc * %d + %s;\n", bn, cj);
 		astra_buf_addf(b, "\t\t\tif (astra_r < (%s) && astra_c < (%s))\n\t\t\t\tastra_acc[astra_i][astra_j] = ",
 			       ir->rows, ir->cols);
 		astra_nest_emit(w, w->red->a[1], b);
@@ -346,8 +355,8 @@ static void contract_rb(struct nw *w, const char *type, int tm, int tn, int bk, 
 			       o->k_unit ? "/" : "%", o->k_unit ? bk : bo, o->k_unit ? "%" : "/", o->k_unit ? bk : bo);
 		astra_buf_addf(b, "\t\t\t\tconst int astra_o = astra_t%s * %d + astra_ol, astra_k = astra_k0 + astra_kl;\n",
 			       r ? "r" : "c", bo);
-		astra_buf_addf(b, "\t\t\t\tastra_t%zu[astra_ol][astra_kl] = astra_o < (%s) && astra_k < (%s) ? ", j,
-			       r ? ir->rows : ir->cols, ir->inner);
+		astra_buf_addf(b, "\t\t\t\tastra_t%zu[%s] = astra_o < (%s) && astra_k < (%s) ? ", j,
+			       s->contig ? "astra_kl][astra_ol" : "astra_ol][astra_kl", r ? ir->rows : ir->cols, ir->inner);
 		w->name_r = r ? "astra_o" : NULL;
 		w->name_c = r ? NULL : "astra_o";
 		w->name_k = "astra_k";
@@ -363,14 +372,18 @@ static void contract_rb(struct nw *w, const char *type, int tm, int tn, int bk, 
 		int r = !strcmp(w->ops[j].outer, "r");
 		astra_buf_addf(&step, "\t\t\t\t%s astra_f%zu[%d];\n", type, j, r ? tm : tn);
 		astra_buf_addf(&step, "#pragma unroll\n\t\t\t\tfor (int astra_q = 0; astra_q < %d; astra_q++)\n", r ? tm : tn);
-		astra_buf_addf(&step, "\t\t\t\t\tastra_f%zu[astra_q] = astra_t%zu[threadIdx.%s + %d * astra_q][astra_kk];\n", j,
-			       j, r ? "y" : "x", RB_T);
+		if (s->contig)
+			astra_buf_addf(&step, "\t\t\t\t\tastra_f%zu[astra_q] = astra_t%zu[astra_kk][astra_q / 4 * %d + "
+				       "threadIdx.%s * 4 + astra_q %% 4];\n", j, j, 4 * RB_T, r ? "y" : "x");
+		else
+			astra_buf_addf(&step, "\t\t\t\t\tastra_f%zu[astra_q] = astra_t%zu[threadIdx.%s + %d * astra_q][astra_kk];\n",
+				       j, j, r ? "y" : "x", RB_T);
 	}
 	astra_buf_addf(&step, "#pragma unroll\n\t\t\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", tm);
 	astra_buf_addf(&step, "#pragma unroll\n\t\t\t\tfor (int astra_j = 0; astra_j < %d; astra_j++)\n", tn);
 	astra_buf_adds(&step, "\t\t\t\t\tastra_acc[astra_i][astra_j] = astra_acc[astra_i][astra_j] + ");
-	name_r = xasprintf("(astra_tr * %d + threadIdx.y + %d * astra_i)", bm, RB_T);
-	name_c = xasprintf("(astra_tc * %d + threadIdx.x + %d * astra_j)", bn, RB_T);
+	name_r = xasprintf("(astra_tr * %d + %s)", bm, ri);
+	name_c = xasprintf("(astra_tc * %d + %s)", bn, cj);
 	w->name_r = name_r;
 	w->name_c = name_c;
 	w->name_k = "(astra_k0 + astra_kk)";
@@ -387,8 +400,8 @@ static void contract_rb(struct nw *w, const char *type, int tm, int tn, int bk, 
 	astra_buf_adds(b, "\t\t\t}\n\t\t\t__syncthreads();\n\t\t}\n");
 	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", tm);
 	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_j = 0; astra_j < %d; astra_j++) {\n", tn);
-	astra_buf_addf(b, "\t\t\tconst int astra_r = astra_tr * %d + threadIdx.y + %d * astra_i;\n", bm, RB_T);
-	astra_buf_addf(b, "\t\t\tconst int astra_c = astra_tc * %d + threadIdx.x + %d * astra_j;\n", bn, RB_T);
+	astra_buf_addf(b, "\t\t\tconst int astra_r = astra_tr * %d + %s;\n", bm, ri);
+	astra_buf_addf(b, "\t\t\tconst int astra_c = astra_tc * %d + %s;\n", bn, cj);
 	astra_buf_addf(b, "\t\t\tif (astra_r < (%s) && astra_c < (%s)) {\n", ir->rows, ir->cols);
 	astra_buf_adds(b, "\t\t\t\tconst ");
 	w->name_r = "astra_r";
@@ -409,6 +422,8 @@ static void contract_rb(struct nw *w, const char *type, int tm, int tn, int bk, 
 	astra_buf_release(&step);
 	free(name_r);
 	free(name_c);
+	free(ri);
+	free(cj);
 }
 
 int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int tile,
@@ -426,7 +441,7 @@ int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel
 	if (check(&w) < 0)
 		goto out;
 	if (rb) {
-		contract_rb(&w, type, rb->tm, rb->tn, rb->bk, &b);
+		contract_rb(&w, type, rb, &b);
 		if (!w.bad) {
 			astra_buf_add(out, k->text, sig);
 			astra_buf_add(out, b.buf, b.len);

@@ -37,6 +37,7 @@ int astra_ir_lower_rows(const struct astra_ir *ir, const struct astra_kernel *k,
  */
 struct astra_contract_rb {
 	int tm, tn, bk;
+	int contig;   /* a thread's outputs adjacent (rows ty*tm + i), tiles k-major: its values read as vectors */
 };
 int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int tile,
 			    const struct astra_contract_rb *rb, struct astra_buf *out, struct astra_buf *why);

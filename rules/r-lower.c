@@ -163,9 +163,15 @@ static const struct {
 	const char *arg;
 	struct astra_contract_rb rb;
 } rb_scheds[] = {
-	{ "rb", { 4, 4, 16 } },     /* 64 x 64 per block */
-	{ "rb84", { 8, 4, 8 } },    /* 128 x 64 */
-	{ "rb8", { 8, 8, 8 } },     /* 128 x 128 */
+	{ "rb", { 4, 4, 16, 0 } },     /* 64 x 64 per block */
+	{ "rb84", { 8, 4, 8, 0 } },    /* 128 x 64 */
+	{ "rb8", { 8, 8, 8, 0 } },     /* 128 x 128 */
+	{ "rbc", { 4, 4, 16, 1 } },
+	{ "rbc4k8", { 4, 4, 8, 1 } },
+	{ "rbc84", { 8, 4, 8, 1 } },
+	{ "rbc84k16", { 8, 4, 16, 1 } },
+	{ "rbc8", { 8, 8, 8, 1 } },
+	{ "rbc8k16", { 8, 8, 16, 1 } },
 };
 
 static int apply_contract(struct astra_rk *rk, const char *arg, struct astra_buf *why)
