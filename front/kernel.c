@@ -7,6 +7,7 @@
  */
 #include "autoconfig.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,9 +177,35 @@ const struct astra_kernel *astra_tu_kernel(const struct astra_tu *tu, const char
  * that only the device may call (`__device__` without `__host__`,
  * `__global__`) or `__constant__` data is not.
  */
+/* Does expression e name the identifier name (len bytes)? */
+static int names_ident(const char *e, const char *name, size_t len)
+{
+	const char *p = e;
+	while (p && *p) {
+		const char *q;
+		if (!(isalpha((unsigned char)*p) || *p == '_')) {
+			p++;
+			continue;
+		}
+		for (q = p; isalnum((unsigned char)*q) || *q == '_'; q++)
+			;
+		if ((size_t)(q - p) == len && !memcmp(p, name, len) && (p == e || p[-1] != '.'))
+			return 1;
+		p = q;
+	}
+	return 0;
+}
+
 int astra_kernel_host_name(const struct astra_kernel *k, const char *name, size_t len)
 {
 	size_t i;
+	/*
+	 * A name the user's own launch(...) uses (NL, DIM_THREAD_BLOCK_X of a
+	 * header): the launch site evaluates it for the original already.
+	 */
+	if (names_ident(k->pragma.grid, name, len) || names_ident(k->pragma.block, name, len) ||
+	    names_ident(k->pragma.shmem, name, len))
+		return 1;
 	for (i = 0; i < k->nr_deps; i++) {
 		const char *t = k->dep_texts ? k->dep_texts[i] : NULL;
 		if (strlen(k->deps[i]) != len || memcmp(k->deps[i], name, len))

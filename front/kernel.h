@@ -158,8 +158,10 @@ void astra_kernel_release(struct astra_kernel *k);
  * 1 when the host may name `name` (len bytes) in a launch expression: one
  * of the kernel's dependencies in its file (a macro, a type, a constant,
  * a function that is not device-only), such as the `ceil_div` or the
- * BLOCK_SIZE a pragma's launch uses.  A variant's own geometry may use
- * them as well as the kernel's parameters.
+ * BLOCK_SIZE a pragma's launch uses; or any name the pragma's launch(...)
+ * uses (a header's macro: the launch site evaluates it for the original).
+ * A variant's own geometry may use them as well as the kernel's
+ * parameters.
  */
 int astra_kernel_host_name(const struct astra_kernel *k, const char *name, size_t len);
 

@@ -293,37 +293,34 @@ static int check(struct nw *w)
 
 /*
  * Register-blocked: each block of 16 x 16 threads computes a (16 tm) x
- * (16 tn) tile of the output, each thread tm x tn outputs of it, rows
- * threadIdx.y + 16 i and columns threadIdx.x + 16 j (so the stores and the
- * tiles' reads stay consecutive across a warp); k in steps of bk, each
- * operand staged in a (16 tm or 16 tn) x (bk + 1) tile (the unit-stride
- * index across consecutive threads).  At each k a thread reads its tm
- * values of each row operand and tn of each column operand from the tiles
- * into registers (astra_f<n>), then does its tm x tn additions from them:
- * tm + tn shared reads for tm x tn terms.  A whole step of bk is unrolled;
- * the last, shorter one is a loop.  Each output's additions are still the
+ * (16 tn) tile of the output, each thread tm x tn outputs of it: its rows
+ * in groups of 4 adjacent ones, 64 apart (i / 4 * 64 + threadIdx.y * 4 +
+ * i % 4), its columns likewise by threadIdx.x.  k goes in steps of bk;
+ * each operand's (16 tm or 16 tn) x bk piece is staged k-major in shared
+ * memory, its rows padded by 4 (aligned, so a thread's 4 adjacent values
+ * are one vector read, and a quarter-warp's reads fall in distinct
+ * banks).  The next step's piece is fetched from global memory into
+ * registers (astra_p<n>, the unit-stride index across consecutive
+ * threads) while the block computes on the current one.  At each k a
+ * thread reads its values of every operand into registers (astra_f<n>)
+ * and does its tm x tn terms from them; a whole step is unrolled, the
+ * last shorter one is a loop.  Each output's additions are still the
  * original's, in its order of k.
  */
 static void contract_rb(struct nw *w, const char *type, const struct astra_contract_rb *s, struct astra_buf *b)
 {
 	const struct astra_ir *ir = w->ir;
-	const int tm = s->tm, tn = s->tn, bk = s->bk, bm = RB_T * tm, bn = RB_T * tn;
-	struct astra_buf step = ASTRA_BUF_INIT;
+	const int tm = s->tm, tn = s->tn, bk = s->bk, bm = RB_T * tm, bn = RB_T * tn, nt = RB_T * RB_T;
+	struct astra_buf step = ASTRA_BUF_INIT, fetch = ASTRA_BUF_INIT;
 	/* the thread's i-th row and j-th column in the block's tile */
-	char *ri = s->contig ? xasprintf("astra_i / 4 * %d + threadIdx.y * 4 + astra_i %% 4", 4 * RB_T) :
-			       xasprintf("threadIdx.y + %d * astra_i", RB_T);
-	char *cj = s->contig ? xasprintf("astra_j / 4 * %d + threadIdx.x * 4 + astra_j %% 4", 4 * RB_T) :
-			       xasprintf("threadIdx.x + %d * astra_j", RB_T);
+	char *ri = xasprintf("astra_i / 4 * %d + threadIdx.y * 4 + astra_i %% 4", 4 * RB_T);
+	char *cj = xasprintf("astra_j / 4 * %d + threadIdx.x * 4 + astra_j %% 4", 4 * RB_T);
 	char *name_r, *name_c;
 	size_t j;
 	astra_buf_adds(b, "{\n");
 	for (j = 0; j < w->nr_ops; j++)
-		if (s->contig)   /* k-major, rows padded by 4: a thread's values are one aligned vector */
-			astra_buf_addf(b, "\t__shared__ __align__(16) %s astra_t%zu[%d][%d];\n", type, j, bk,
-				       (!strcmp(w->ops[j].outer, "r") ? bm : bn) + 4);
-		else
-			astra_buf_addf(b, "\t__shared__ %s astra_t%zu[%d][%d];\n", type, j,
-				       !strcmp(w->ops[j].outer, "r") ? bm : bn, bk + 1);
+		astra_buf_addf(b, "\t__shared__ __align__(16) %s astra_t%zu[%d][%d];\n", type, j, bk,
+			       (!strcmp(w->ops[j].outer, "r") ? bm : bn) + 4);
 	astra_buf_addf(b, "\tconst int astra_t = threadIdx.y * %d + threadIdx.x;\n", RB_T);
 	astra_buf_addf(b, "\tfor (int astra_tr = blockIdx.y; astra_tr * %d < (%s); astra_tr += gridDim.y)\n", bm, ir->rows);
 	astra_buf_addf(b, "\tfor (int astra_tc = blockIdx.x; astra_tc * %d < (%s); astra_tc += gridDim.x) {\n", bn, ir->cols);
@@ -343,27 +340,44 @@ static void contract_rb(struct nw *w, const char *type, const struct astra_contr
 		astra_buf_adds(b, ";\n");
 	}
 	astra_buf_adds(b, "\t\t}\n");
-	astra_buf_addf(b, "\t\tfor (int astra_k0 = 0; astra_k0 < (%s); astra_k0 += %d) {\n", ir->inner, bk);
+	/* each operand's piece of the step at astra_kf: nt threads, bo * bk elements, into registers */
 	for (j = 0; j < w->nr_ops; j++) {
 		const struct operand *o = &w->ops[j];
 		int r = !strcmp(o->outer, "r");
 		const int bo = r ? bm : bn;
-		astra_buf_addf(b, "#pragma unroll\n\t\t\tfor (int astra_e = astra_t; astra_e < %d; astra_e += %d) {\n",
-			       bo * bk, RB_T * RB_T);
+		astra_buf_addf(&fetch, "#pragma unroll\n\t\t\tfor (int astra_u = 0; astra_u < %d; astra_u++) {\n", bo * bk / nt);
 		/* the unit-stride index across consecutive threads */
-		astra_buf_addf(b, "\t\t\t\tconst int astra_ol = astra_e %s %d, astra_kl = astra_e %s %d;\n",
+		astra_buf_addf(&fetch, "\t\t\t\tconst int astra_e = astra_t + %d * astra_u;\n", nt);
+		astra_buf_addf(&fetch, "\t\t\t\tconst int astra_ol = astra_e %s %d, astra_kl = astra_e %s %d;\n",
 			       o->k_unit ? "/" : "%", o->k_unit ? bk : bo, o->k_unit ? "%" : "/", o->k_unit ? bk : bo);
-		astra_buf_addf(b, "\t\t\t\tconst int astra_o = astra_t%s * %d + astra_ol, astra_k = astra_k0 + astra_kl;\n",
+		astra_buf_addf(&fetch, "\t\t\t\tconst int astra_o = astra_t%s * %d + astra_ol, astra_k = astra_kf + astra_kl;\n",
 			       r ? "r" : "c", bo);
-		astra_buf_addf(b, "\t\t\t\tastra_t%zu[%s] = astra_o < (%s) && astra_k < (%s) ? ", j,
-			       s->contig ? "astra_kl][astra_ol" : "astra_ol][astra_kl", r ? ir->rows : ir->cols, ir->inner);
+		astra_buf_addf(&fetch, "\t\t\t\tastra_p%zu[astra_u] = astra_o < (%s) && astra_k < (%s) ? ", j,
+			       r ? ir->rows : ir->cols, ir->inner);
 		w->name_r = r ? "astra_o" : NULL;
 		w->name_c = r ? NULL : "astra_o";
 		w->name_k = "astra_k";
-		astra_nest_emit(w, o->load, b);
-		astra_buf_adds(b, " : 0;\n\t\t\t}\n");
+		astra_nest_emit(w, o->load, &fetch);
+		astra_buf_adds(&fetch, " : 0;\n\t\t\t}\n");
+		astra_buf_addf(b, "\t\t%s astra_p%zu[%d];\n", type, j, bo * bk / nt);
+	}
+	astra_buf_adds(b, "\t\t{\n\t\t\tconst int astra_kf = 0;\n");
+	astra_buf_add(b, fetch.buf, fetch.len);
+	astra_buf_adds(b, "\t\t}\n");
+	astra_buf_addf(b, "\t\tfor (int astra_k0 = 0; astra_k0 < (%s); astra_k0 += %d) {\n", ir->inner, bk);
+	for (j = 0; j < w->nr_ops; j++) {
+		const struct operand *o = &w->ops[j];
+		const int bo = !strcmp(o->outer, "r") ? bm : bn;
+		astra_buf_addf(b, "#pragma unroll\n\t\t\tfor (int astra_u = 0; astra_u < %d; astra_u++) {\n", bo * bk / nt);
+		astra_buf_addf(b, "\t\t\t\tconst int astra_e = astra_t + %d * astra_u;\n", nt);
+		astra_buf_addf(b, "\t\t\t\tastra_t%zu[astra_e %s %d][astra_e %s %d] = astra_p%zu[astra_u];\n\t\t\t}\n", j,
+			       o->k_unit ? "%" : "/", o->k_unit ? bk : bo, o->k_unit ? "/" : "%", o->k_unit ? bk : bo, j);
 	}
 	astra_buf_adds(b, "\t\t\t__syncthreads();\n");
+	/* the next step's pieces load while this one is computed */
+	astra_buf_addf(b, "\t\t\tif (astra_k0 + %d < (%s)) {\n\t\t\tconst int astra_kf = astra_k0 + %d;\n", bk, ir->inner, bk);
+	astra_buf_add(b, fetch.buf, fetch.len);
+	astra_buf_adds(b, "\t\t\t}\n");
 	astra_buf_addf(b, "\t\t\tconst int astra_kn = (%s) - astra_k0 < %d ? (%s) - astra_k0 : %d;\n", ir->inner, bk,
 		       ir->inner, bk);
 	/* one k of the step: each operand's values of this thread in registers, then the terms */
@@ -372,12 +386,8 @@ static void contract_rb(struct nw *w, const char *type, const struct astra_contr
 		int r = !strcmp(w->ops[j].outer, "r");
 		astra_buf_addf(&step, "\t\t\t\t%s astra_f%zu[%d];\n", type, j, r ? tm : tn);
 		astra_buf_addf(&step, "#pragma unroll\n\t\t\t\tfor (int astra_q = 0; astra_q < %d; astra_q++)\n", r ? tm : tn);
-		if (s->contig)
-			astra_buf_addf(&step, "\t\t\t\t\tastra_f%zu[astra_q] = astra_t%zu[astra_kk][astra_q / 4 * %d + "
-				       "threadIdx.%s * 4 + astra_q %% 4];\n", j, j, 4 * RB_T, r ? "y" : "x");
-		else
-			astra_buf_addf(&step, "\t\t\t\t\tastra_f%zu[astra_q] = astra_t%zu[threadIdx.%s + %d * astra_q][astra_kk];\n",
-				       j, j, r ? "y" : "x", RB_T);
+		astra_buf_addf(&step, "\t\t\t\t\tastra_f%zu[astra_q] = astra_t%zu[astra_kk][astra_q / 4 * %d + "
+			       "threadIdx.%s * 4 + astra_q %% 4];\n", j, j, 4 * RB_T, r ? "y" : "x");
 	}
 	astra_buf_addf(&step, "#pragma unroll\n\t\t\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", tm);
 	astra_buf_addf(&step, "#pragma unroll\n\t\t\t\tfor (int astra_j = 0; astra_j < %d; astra_j++)\n", tn);
@@ -420,6 +430,7 @@ static void contract_rb(struct nw *w, const char *type, const struct astra_contr
 	w->acc = NULL;
 	astra_buf_adds(b, "\t\t\t}\n\t\t}\n\t}\n}\n");
 	astra_buf_release(&step);
+	astra_buf_release(&fetch);
 	free(name_r);
 	free(name_c);
 	free(ri);

@@ -31,13 +31,13 @@ int astra_ir_lower_rows(const struct astra_ir *ir, const struct astra_kernel *k,
  * any 2-D grid (blocks take the output's tiles in grid-stride loops).
  * With rb, register-blocked instead (tile unused): each of dim3(16, 16)
  * threads computes rb->tm x rb->tn outputs of a (16 tm) x (16 tn) block
- * tile from registers, k staged in steps of rb->bk.
+ * tile from registers, k staged in steps of rb->bk, the next step fetched
+ * while the current one is computed.
  * Returns 0, or -1 with why saying what does not lower ("file:line: ..."
  * where a store's line is known).
  */
 struct astra_contract_rb {
-	int tm, tn, bk;
-	int contig;   /* a thread's outputs adjacent (rows ty*tm + i), tiles k-major: its values read as vectors */
+	int tm, tn, bk;   /* tm, tn multiples of 4; (16 tm) bk and (16 tn) bk multiples of 256 */
 };
 int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int tile,
 			    const struct astra_contract_rb *rb, struct astra_buf *out, struct astra_buf *why);

@@ -24,7 +24,9 @@ static const char original[] =
 	"__global__ void cblock(float *p, int n) { p[0] = n; }\n"
 	"}\n"
 	"#pragma astra shapes(n=4) buffers(p[n]) outputs(p) launch(grid=1, block=n)\n"
-	"extern \"C\" __global__ void cone(float *p, int n) { p[0] = n; }\n";
+	"extern \"C\" __global__ void cone(float *p, int n) { p[0] = n; }\n"
+	"#pragma astra shapes(n=4) buffers(p[n]) outputs(p) launch(grid=(N_HDR + TB_HDR - 1) / TB_HDR, block=TB_HDR)\n"
+	"__global__ void hdr(float *p, int n) { p[0] = n; }\n";
 
 static struct astra_tu tu;
 
@@ -68,7 +70,7 @@ int main(void)
 	char *why;
 
 	CHECK_INT(astra_extract_text(&tu, "orig.cu", original, sizeof(original) - 1, NULL), 0);
-	CHECK_INT(tu.nr_kernels, 4);
+	CHECK_INT(tu.nr_kernels, 5);
 	CHECK_INT(tu.diags.nr, 0);
 
 	/* Same geometry, a new helper, a constant, a type, conditionals, unroll. */
@@ -168,6 +170,13 @@ int main(void)
 	REJECT("axsq", "#pragma astra launch(grid=n / 4, block=THREADS)\n"
 		       "__global__ void axsq(float *y, const float *x, float a, int n) { }\n",
 	       "line 2: launch(block=...) uses 'THREADS', which is not a parameter of the kernel, a template parameter, "
+	       "a name the variant defines or a host-visible name of the kernel's file that the kernel uses\n");
+	/* Names of a header (not in the file) that the original's own launch(...) uses: the launch site evaluates them. */
+	ACCEPT("hdr", "#pragma astra launch(grid=(N_HDR + TB_HDR - 1) / TB_HDR, block=dim3(16, 16))\n"
+		      "__global__ void hdr(float *p, int n) { }\n");
+	REJECT("hdr", "#pragma astra launch(grid=(M_HDR + 15) / 16, block=dim3(16, 16))\n"
+		      "__global__ void hdr(float *p, int n) { }\n",
+	       "line 2: launch(grid=...) uses 'M_HDR', which is not a parameter of the kernel, a template parameter, "
 	       "a name the variant defines or a host-visible name of the kernel's file that the kernel uses\n");
 	REJECT("axsq", "#pragma astra launch(grid=n / 4)\n"
 		       "__global__ void axsq(float *y, const float *x, float a, int n) { }\n",
