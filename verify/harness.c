@@ -479,6 +479,9 @@ int astra_harness_generate(const struct astra_harness *h, struct astra_buf *out,
 	astra_buf_addch(out, '\n');
 	for (i = 0; i < (size_t)g.open_braces; i++)
 		astra_buf_adds(out, "}");
+	/* the #endif of an include guard (or of #ifdef __CUDACC__) around the kernel comes after it */
+	for (i = astra_screen_open_conditionals(h->src_text, h->src_len, g.k->end); i > 0; i--)
+		astra_buf_adds(out, "\n#endif");
 	astra_buf_adds(out, "\n#undef main\n");
 
 	for (i = 0; i < h->nr_cands; i++) {

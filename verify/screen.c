@@ -636,3 +636,32 @@ int astra_screen_scope(const char *text, size_t len, size_t at, struct astra_vec
 	astra_lexed_release(&lx.lexed);
 	return rc < 0 ? -1 : (int)depth;
 }
+
+int astra_screen_open_conditionals(const char *text, size_t len, size_t at)
+{
+	struct lexer lx;
+	size_t i;
+	int depth = 0;
+
+	memset(&lx, 0, sizeof(lx));
+	lx.s = text;
+	lx.n = at < len ? at : len;
+	lex(&lx);
+	for (i = 0; i < lx.nr; i++) {
+		const char *p = lx.s + lx.toks[i].off, *e = p + lx.toks[i].len, *w;
+		if (lx.toks[i].kind != ASTRA_LEX_PP)
+			continue;
+		/* `#`, blanks (and spliced lines), the directive's name */
+		for (p++; p < e && (*p == ' ' || *p == '\t' || *p == '\\' || *p == '\n' || *p == '\r'); p++)
+			;
+		for (w = p; w < e && ((*w >= 'a' && *w <= 'z') || *w == '_'); w++)
+			;
+		if ((w - p == 2 && !memcmp(p, "if", 2)) || (w - p == 5 && !memcmp(p, "ifdef", 5)) ||
+		    (w - p == 6 && !memcmp(p, "ifndef", 6)))
+			depth++;
+		else if (w - p == 5 && !memcmp(p, "endif", 5) && depth)
+			depth--;
+	}
+	astra_lexed_release(&lx.lexed);
+	return depth;
+}

@@ -72,4 +72,11 @@ int astra_screen_parse_launch(const char *s, char **grid, char **block, char **s
 struct astra_vec;
 int astra_screen_scope(const char *text, size_t len, size_t at, struct astra_vec *names);
 
+/*
+ * How many preprocessor conditionals (#if, #ifdef, #ifndef) are open at
+ * byte offset `at` of a C++ text: a kernel in a header with an include
+ * guard, or inside `#ifdef __CUDACC__`, has its #endif after it.
+ */
+int astra_screen_open_conditionals(const char *text, size_t len, size_t at);
+
 #endif

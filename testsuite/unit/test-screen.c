@@ -121,5 +121,14 @@ int main(void)
 		CHECK_INT(astra_screen_scope(t, strlen(t), strstr(t, "KERNEL") - t, &ns), -1);
 		astra_vec_clear(&ns);
 	}
+	/* Preprocessor conditionals open at an offset: an include guard, #  if, closed ones, #elif/#else not new. */
+	{
+		const char *t = "#ifndef G_H\n#define G_H\n#if 0\nx\n#elif 1\n#else\n#endif\n/* #if 1 */\n"
+				"const char *s = \"#ifdef X\";\n  #  ifdef __CUDACC__\n#if A && \\\n B\nKERNEL\n#endif\n#endif\n#endif\n";
+		CHECK_INT(astra_screen_open_conditionals(t, strlen(t), strstr(t, "KERNEL") - t), 3);
+		CHECK_INT(astra_screen_open_conditionals(t, strlen(t), strlen(t)), 0);
+		t = "#include <x>\nKERNEL";
+		CHECK_INT(astra_screen_open_conditionals(t, strlen(t), strstr(t, "KERNEL") - t), 0);
+	}
 	return unit_done();
 }
