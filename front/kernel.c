@@ -7,12 +7,12 @@
  */
 #include "autoconfig.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/util.h"
 #include "front/kernel.h"
+#include "front/lex.h"
 
 static void free_strv(char **v, size_t n)
 {
@@ -177,47 +177,45 @@ const struct astra_kernel *astra_tu_kernel(const struct astra_tu *tu, const char
  * that only the device may call (`__device__` without `__host__`,
  * `__global__`) or `__constant__` data is not.
  */
-/* Does expression e name the identifier name (len bytes)? */
+/* Does expression e name the identifier name (len bytes), not as a member (x.name)? */
 static int names_ident(const char *e, const char *name, size_t len)
 {
-	const char *p = e;
-	while (p && *p) {
-		const char *q;
-		if (!(isalpha((unsigned char)*p) || *p == '_')) {
-			p++;
-			continue;
-		}
-		for (q = p; isalnum((unsigned char)*q) || *q == '_'; q++)
-			;
-		if ((size_t)(q - p) == len && !memcmp(p, name, len) && (p == e || p[-1] != '.'))
-			return 1;
-		p = q;
-	}
-	return 0;
+	struct astra_lexed l;
+	size_t i;
+	int found = 0;
+	if (!e)
+		return 0;
+	astra_lex(e, strlen(e), ASTRA_LEX_LENIENT, &l);
+	for (i = 0; i < l.nr && !found; i++)
+		found = l.toks[i].kind == ASTRA_LEX_IDENT && l.toks[i].len == len && !memcmp(e + l.toks[i].off, name, len) &&
+			!(i && (astra_lex_is(e, &l.toks[i - 1], ".") || astra_lex_is(e, &l.toks[i - 1], "->")));
+	astra_lexed_release(&l);
+	return found;
 }
 
 int astra_kernel_host_name(const struct astra_kernel *k, const char *name, size_t len)
 {
 	size_t i;
-	/*
-	 * A name the user's own launch(...) uses (NL, DIM_THREAD_BLOCK_X of a
-	 * header): the launch site evaluates it for the original already.
-	 */
-	if (names_ident(k->pragma.grid, name, len) || names_ident(k->pragma.block, name, len) ||
-	    names_ident(k->pragma.shmem, name, len))
-		return 1;
 	for (i = 0; i < k->nr_deps; i++) {
 		const char *t = k->dep_texts ? k->dep_texts[i] : NULL;
 		if (strlen(k->deps[i]) != len || memcmp(k->deps[i], name, len))
 			continue;
 		if (!t)
-			return 0;
+			break;   /* defined elsewhere (a header): as a name the file does not define */
 		if (strstr(t, "__global__") || (strncmp(t, "#", 1) && strstr(t, "__constant__")))
 			return 0;
 		if (strstr(t, "__device__") && !strstr(t, "__host__") && strncmp(t, "#", 1))
 			return 0;
 		return 1;
 	}
+	/*
+	 * A name the file does not define that the user's own launch(...)
+	 * uses (NL, DIM_THREAD_BLOCK_X of a header): the launch site evaluates
+	 * it for the original already.
+	 */
+	if (names_ident(k->pragma.grid, name, len) || names_ident(k->pragma.block, name, len) ||
+	    names_ident(k->pragma.shmem, name, len))
+		return 1;
 	/* the build's own -DNAME=VALUE (front/extract.c): the host sees it too */
 	{
 		const struct astra_macro *m = astra_env_macro(&k->env, name, len);

@@ -305,7 +305,7 @@ const struct astra_rule astra_rule_lower_contract = {
  * gave a thread (from the rows, else from its grid and literal block),
  * else 1024 blocks of 8 warps (the rows are a grid-stride loop over the
  * warps, so any grid is correct; PolyBench's rows are macros of a header,
- * which a launcher of the variant may not see).
+ * which a launcher can name only where the pragma's own launch does).
  */
 static char *matvec_grid(struct astra_rk *rk, const struct astra_ir *ir, int rows_per_block)
 {
