@@ -168,15 +168,6 @@ const struct astra_kernel *astra_tu_kernel(const struct astra_tu *tu, const char
 	return NULL;
 }
 
-/*
- * Whether the host can name `name` (len bytes) in a launch expression: a
- * macro, type, constant or host-callable function of the kernel's file
- * that the kernel or its pragma refers to (a `ceil_div`, a BLOCK_SIZE, a
- * typedef'd element type in a sizeof).  A generated host launcher sits
- * right after the kernel, where all of those are in scope; a function
- * that only the device may call (`__device__` without `__host__`,
- * `__global__`) or `__constant__` data is not.
- */
 /* Does expression e name the identifier name (len bytes), not as a member (x.name)? */
 static int names_ident(const char *e, const char *name, size_t len)
 {
@@ -193,6 +184,17 @@ static int names_ident(const char *e, const char *name, size_t len)
 	return found;
 }
 
+/*
+ * Whether the host can name `name` (len bytes) in a launch expression: a
+ * macro, type, constant or host-callable function of the kernel's file
+ * that the kernel or its pragma refers to (a `ceil_div`, a BLOCK_SIZE, a
+ * typedef'd element type in a sizeof).  A generated host launcher sits
+ * right after the kernel, where all of those are in scope; a function
+ * that only the device may call (`__device__` without `__host__`,
+ * `__global__`) or `__constant__` data is not.  A name the file does not
+ * define but the pragma's own launch(...) uses (a header's macro) is in
+ * scope there too.
+ */
 int astra_kernel_host_name(const struct astra_kernel *k, const char *name, size_t len)
 {
 	size_t i;

@@ -168,6 +168,23 @@ static int check_idents(struct screen *sc)
 	return 0;
 }
 
+/*
+ * The directive's name of preprocessor token t of text s (`#  ifndef X`:
+ * "ifndef"; at most size - 1 letters) in word; returns where the text
+ * after the name starts.
+ */
+static const char *pp_directive(const char *s, const struct astra_lex_tok *t, char *word, size_t size)
+{
+	const char *p = s + t->off + 1, *end = s + t->off + t->len;
+	size_t w = 0;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	while (p < end && isalpha((unsigned char)*p) && w < size - 1)
+		word[w++] = *p++;
+	word[w] = '\0';
+	return p;
+}
+
 /* Preprocessor lines: blank `#pragma astra` (keeping launch), reject the rest that matter. */
 static int check_pp(struct screen *sc)
 {
@@ -176,16 +193,10 @@ static int check_pp(struct screen *sc)
 		const struct astra_lex_tok *t = &sc->lx.toks[i];
 		const char *p, *end;
 		char word[16];
-		size_t w = 0;
 		if (t->kind != ASTRA_LEX_PP)
 			continue;
-		p = sc->lx.s + t->off + 1;
+		p = pp_directive(sc->lx.s, t, word, sizeof(word));
 		end = sc->lx.s + t->off + t->len;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		while (p < end && isalpha((unsigned char)*p) && w < sizeof(word) - 1)
-			word[w++] = *p++;
-		word[w] = '\0';
 		if (!strcmp(word, "pragma")) {
 			const char *q = p;
 			while (q < end && (*q == ' ' || *q == '\t'))
@@ -648,18 +659,13 @@ int astra_screen_open_conditionals(const char *text, size_t len, size_t at)
 	lx.n = at < len ? at : len;
 	lex(&lx);
 	for (i = 0; i < lx.nr; i++) {
-		const char *p = lx.s + lx.toks[i].off, *e = p + lx.toks[i].len, *w;
+		char word[8];
 		if (lx.toks[i].kind != ASTRA_LEX_PP)
 			continue;
-		/* `#`, blanks (and spliced lines), the directive's name */
-		for (p++; p < e && (*p == ' ' || *p == '\t' || *p == '\\' || *p == '\n' || *p == '\r'); p++)
-			;
-		for (w = p; w < e && ((*w >= 'a' && *w <= 'z') || *w == '_'); w++)
-			;
-		if ((w - p == 2 && !memcmp(p, "if", 2)) || (w - p == 5 && !memcmp(p, "ifdef", 5)) ||
-		    (w - p == 6 && !memcmp(p, "ifndef", 6)))
+		pp_directive(lx.s, &lx.toks[i], word, sizeof(word));
+		if (!strcmp(word, "if") || !strcmp(word, "ifdef") || !strcmp(word, "ifndef"))
 			depth++;
-		else if (w - p == 5 && !memcmp(p, "endif", 5) && depth)
+		else if (!strcmp(word, "endif") && depth)
 			depth--;
 	}
 	astra_lexed_release(&lx.lexed);

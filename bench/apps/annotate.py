@@ -145,6 +145,16 @@ def annotate_app(appdir, app):
     return done
 
 
+def annotation_line(f, ln, kernel, lines):
+    """A record's line for one annotated kernel: "FILE:LINE KERNEL: PRAGMA / PRAGMA"."""
+    return "%s:%d %s: %s" % (f, ln, kernel, " / ".join(lines))
+
+
+def annotation_kernel(line):
+    """The kernel an annotation_line names."""
+    return line.split()[1].rstrip(":")
+
+
 def confirm_annotations(astra, env, appdir, done):
     """astra-cc's own reader (front/, `--list-kernels --json`) must see
     each inserted pragma on its kernel: the insertion above finds the

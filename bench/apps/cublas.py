@@ -19,6 +19,8 @@ import os
 import re
 import subprocess
 
+from annotate import annotation_kernel
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, "cublas-ref.cu")
 
@@ -396,7 +398,7 @@ def kernel_ratio(rec):
             m = TABLE_ROW.match(line)
             if m:
                 best[m.group(1)] = float(m.group(2))
-    names = [a.split()[1].rstrip(":") for a in rec.get("annotations", [])]
+    names = [annotation_kernel(a) for a in rec.get("annotations", [])]
     missing = [n for n in names if n not in best]
     if not names or missing:
         return None, "the warmup's table does not time %s" % (", ".join(missing) or "any kernel")
