@@ -108,6 +108,7 @@ struct astra_ir {
 	const char *cols;             /* extent of c, NULL for a flat space */
 	const char *inner;            /* extent of k, the axis a thread's own loop reduces (a contraction), or NULL */
 	const char *rows_lo, *cols_lo; /* the first r and c the guards let through (a stencil's border), NULL: 0 */
+	struct astra_ir_node *cols_first; /* cols_lo as an expression: a number, or r + d (a triangle, c >= r + d) */
 	struct astra_ir_store *stores;
 	size_t nr_stores, alloc_stores;
 };

@@ -667,7 +667,25 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 				lift_fail(L, "nested loops inside a thread of a 2-D grid: `%s`", s->text);
 		kind = LOOP_SEQ;
 		axis = "k";
+	} else if (lift_is(init, "0") && lift_is(step, "1") && L->nr_loops && !strcmp(L->loops[L->nr_loops - 1].axis, "c") &&
+		   L->loops[L->nr_loops - 1].kind == LOOP_SEQ && L->ir->mapping == IR_MAP_THREAD) {
+		/* a thread per row's own loop inside its loop over the columns: out[r, c]'s inner axis (a contraction) */
+		for (j = 0; j < (size_t)L->nr_loops; j++)
+			if (!strcmp(L->loops[j].axis, "k"))
+				lift_fail(L, "loops nested three deep inside a thread: `%s`", s->text);
+		kind = LOOP_SEQ;
+		axis = "k";
 	} else if (lift_is(init, "0") && lift_is(step, "1")) {
+		kind = LOOP_SEQ;
+		axis = "c";
+	} else if (lift_is(step, "1") && L->ir->mapping == IR_MAP_THREAD && !L->split && !L->nr_loops &&
+		   (lift_is(init, "i") || (init->kind == IR_BIN && !strcmp(init->s, "+") &&
+					   ((lift_is(init->a[0], "i") && init->a[1]->kind == IR_NUM) ||
+					    (lift_is(init->a[1], "i") && init->a[0]->kind == IR_NUM))))) {
+		/* a thread per row's loop over the columns from its own row on (`for (j2 = j1; ...)`): a triangle */
+		if (L->lo_c)
+			lift_fail(L, "two lower bounds on the columns: `%s`", s->text);
+		L->lo_c = init;
 		kind = LOOP_SEQ;
 		axis = "c";
 	} else if (lift_is(init, "tid.x") && (lift_is(step, "bdim.x") || (L->k->pragma.block && lift_is(step, L->k->pragma.block) && strcmp(L->k->pragma.block, "1")))) {

@@ -853,8 +853,12 @@ static void finish(struct lifter *L)
 		lift_fail(L, "a lower bound on a flat index split into a row and a column");
 	if (L->lo_r && !lift_is(L->lo_r, "0"))
 		ir->rows_lo = lift_ext(L, L->lo_r);
-	if (L->lo_c && !lift_is(L->lo_c, "0"))
+	if (L->lo_c && !L->split)
+		L->lo_c = replace(L, L->lo_c, "i", atom(L, "r"));   /* a triangle: the columns from the row on */
+	if (L->lo_c && !lift_is(L->lo_c, "0")) {
 		ir->cols_lo = lift_ext(L, L->lo_c);
+		ir->cols_first = L->lo_c;
+	}
 	if (!ir->rows)
 		ir->rows = lift_ext(L, L->ext_r);
 	if (!ir->rows && ir->mapping == IR_MAP_BLOCK && L->k->pragma.grid)

@@ -256,16 +256,76 @@ void astra_nest_emit(struct nw *w, const struct astra_ir_node *n, struct astra_b
 	}
 }
 
+/*
+ * A triangle: the columns start at the row (c >= r + d, d >= 0, a thread
+ * per row's `for (j2 = j1 + d; ...)`).  Returns d, or -1 when the first
+ * column is not of that form.
+ */
+static int triangle(const struct astra_ir *ir)
+{
+	const struct astra_ir_node *n = ir->cols_first, *num;
+	if (!n)
+		return -1;
+	if (n->kind == IR_ATOM && !strcmp(n->s, "r"))
+		return 0;
+	if (n->kind != IR_BIN || strcmp(n->s, "+") || n->nr != 2)
+		return -1;
+	num = n->a[0]->kind == IR_ATOM && !strcmp(n->a[0]->s, "r") ? n->a[1] :
+	      n->a[1]->kind == IR_ATOM && !strcmp(n->a[1]->s, "r") ? n->a[0] : NULL;
+	if (!num || num->kind != IR_NUM || strspn(num->s, "0123456789") != strlen(num->s) || strlen(num->s) > 4)
+		return -1;
+	return atoi(num->s);
+}
+
+/* A thread per row's store once per row (before or after its loop over the columns). */
+static int row_store(const struct astra_ir *ir, const struct astra_ir_store *s)
+{
+	return ir->mapping == IR_MAP_THREAD_ROW && !astra_nest_depends(s->index, "c");
+}
+
+/* Do places a (of r, c) and b meet where c = r (both taken at c = r print the same)? */
+static int diagonal_meet(struct nw *w, const struct astra_ir_node *a, const struct astra_ir_node *b)
+{
+	struct astra_ir_node *r = astra_ir_node(&w->ar, IR_ATOM, "r", 0);
+	return astra_nest_same_expr(astra_nest_subst(w, a, "c", r), astra_nest_subst(w, b, "c", r));
+}
+
+/*
+ * A store per row next to the stores per element (correlation's
+ * `symmat[j1][j1] = 1.0` before its triangle from j1 + 1): lowered once per
+ * row, before the row's elements, so its value must not be the sum, and
+ * no element store of the same row may reach its place: each element
+ * store's place taken at c = r is the row store's, and the triangle
+ * starts past the diagonal.
+ */
+static void check_row_store(struct nw *w, const struct astra_ir_store *s)
+{
+	const struct astra_ir *ir = w->ir;
+	size_t m;
+	if (astra_nest_has_kind(s->value, IR_RED) || astra_nest_depends(s->value, "c")) {
+		astra_nest_refuse(w, s->line, "a store per row whose value is a sum or depends on the column");
+		return;
+	}
+	for (m = 0; m < ir->nr_stores && !w->bad; m++) {
+		const struct astra_ir_store *e = &ir->stores[m];
+		if (row_store(ir, e) || strcmp(e->buf, s->buf))
+			continue;
+		if (triangle(ir) < 1 || !diagonal_meet(w, e->index, s->index))
+			astra_nest_refuse(w, s->line, "a store per row that an element's store of its row may reach");
+	}
+}
+
 static int check(struct nw *w)
 {
 	const struct astra_ir *ir = w->ir;
 	size_t j, m;
-	if (ir->mapping != IR_MAP_2D || !ir->rows || !ir->cols || !ir->inner) {
-		astra_nest_refuse(w, 0, "not a contraction of a 2-D grid (a thread per out[r, c] and a loop over k)");
+	if ((ir->mapping != IR_MAP_2D && ir->mapping != IR_MAP_THREAD_ROW) || !ir->rows || !ir->cols || !ir->inner) {
+		astra_nest_refuse(w, 0, "not a contraction (a thread per out[r, c], or a thread per row and its loop over "
+				     "the columns, and a loop over k)");
 		return -1;
 	}
-	if (ir->rows_lo || ir->cols_lo) {
-		astra_nest_refuse(w, 0, "rows or columns that do not start at 0");
+	if (ir->rows_lo || (ir->cols_lo && triangle(ir) < 0)) {
+		astra_nest_refuse(w, 0, "rows or columns that do not start at 0 or, for the columns, at the row (r + d)");
 		return -1;
 	}
 	for (j = 0; j < ir->nr_stores && !w->bad; j++) {
@@ -274,6 +334,13 @@ static int check(struct nw *w)
 			astra_nest_refuse(w, s->line, "an atomic store");
 		else if (astra_nest_depends(s->index, "k"))
 			astra_nest_refuse(w, s->line, "a store whose place depends on k");
+		else if (row_store(ir, s))
+			check_row_store(w, s);
+		else if (ir->mapping == IR_MAP_THREAD_ROW && triangle(ir) == 0)
+			for (m = 0; m < j && !w->bad; m++)
+				if (!row_store(ir, &ir->stores[m]) && diagonal_meet(w, s->index, ir->stores[m].index) &&
+				    !astra_nest_same_expr(s->value, ir->stores[m].value))
+					astra_nest_refuse(w, s->line, "two stores of different values that meet on the diagonal");
 		for (m = 0; m < ir->nr_stores && !w->bad; m++)
 			if (astra_nest_loads_elsewhere(ir->stores[m].value, s->buf, s->index))
 				astra_nest_refuse(w, s->line, "a stored buffer is read at another place");
@@ -324,6 +391,39 @@ static void contract_rb(struct nw *w, const char *type, const struct astra_contr
 	astra_buf_addf(b, "\tconst int astra_t = threadIdx.y * %d + threadIdx.x;\n", RB_T);
 	astra_buf_addf(b, "\tfor (int astra_tr = blockIdx.y; astra_tr * %d < (%s); astra_tr += gridDim.y)\n", bm, ir->rows);
 	astra_buf_addf(b, "\tfor (int astra_tc = blockIdx.x; astra_tc * %d < (%s); astra_tc += gridDim.x) {\n", bn, ir->cols);
+	if (ir->mapping == IR_MAP_THREAD_ROW) {
+		/* the stores once per row, by the blocks of the first tile column, before any element's */
+		int any = 0;
+		for (j = 0; j < ir->nr_stores; j++)
+			any |= row_store(ir, &ir->stores[j]);
+		if (any) {
+			astra_buf_addf(b, "\t\tif (astra_tc == 0)\n\t\tfor (int astra_q = astra_t; astra_q < %d; astra_q += %d) {\n",
+				       bm, nt);
+			astra_buf_addf(b, "\t\t\tconst int astra_r = astra_tr * %d + astra_q;\n", bm);
+			astra_buf_addf(b, "\t\t\tif (astra_r < (%s)) {\n", ir->rows);
+			w->name_r = "astra_r";
+			w->name_c = NULL;
+			for (j = 0; j < ir->nr_stores; j++) {
+				if (!row_store(ir, &ir->stores[j]))
+					continue;
+				astra_buf_addf(b, "\t\t\t\t%s[", ir->stores[j].buf);
+				astra_nest_emit(w, ir->stores[j].index, b);
+				astra_buf_adds(b, "] = ");
+				astra_nest_emit(w, ir->stores[j].value, b);
+				astra_buf_adds(b, ";\n");
+			}
+			astra_buf_adds(b, "\t\t\t}\n\t\t}\n");
+		}
+	}
+	if (ir->cols_first && triangle(ir) >= 0) {
+		/* a triangle: a tile whose every column is left of its first row's first column has nothing to do */
+		char *r0 = xasprintf("(astra_tr * %d)", bm);
+		w->name_r = r0;
+		astra_buf_addf(b, "\t\tif (astra_tc * %d + %d < ", bn, bn - 1);
+		astra_nest_emit(w, ir->cols_first, b);
+		astra_buf_adds(b, ")\n\t\t\tcontinue;\n");
+		free(r0);
+	}
 	astra_buf_addf(b, "\t\t%s astra_acc[%d][%d];\n", type, tm, tn);
 	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_i = 0; astra_i < %d; astra_i++)\n", tm);
 	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_j = 0; astra_j < %d; astra_j++) {\n", tn);
@@ -412,17 +512,25 @@ static void contract_rb(struct nw *w, const char *type, const struct astra_contr
 	astra_buf_addf(b, "#pragma unroll\n\t\tfor (int astra_j = 0; astra_j < %d; astra_j++) {\n", tn);
 	astra_buf_addf(b, "\t\t\tconst int astra_r = astra_tr * %d + %s;\n", bm, ri);
 	astra_buf_addf(b, "\t\t\tconst int astra_c = astra_tc * %d + %s;\n", bn, cj);
-	astra_buf_addf(b, "\t\t\tif (astra_r < (%s) && astra_c < (%s)) {\n", ir->rows, ir->cols);
-	astra_buf_adds(b, "\t\t\t\tconst ");
+	astra_buf_addf(b, "\t\t\tif (astra_r < (%s) && astra_c < (%s)", ir->rows, ir->cols);
 	w->name_r = "astra_r";
 	w->name_c = "astra_c";
+	if (ir->cols_first) {
+		astra_buf_adds(b, " && astra_c >= ");
+		astra_nest_emit(w, ir->cols_first, b);
+	}
+	astra_buf_adds(b, ") {\n");
 	w->acc = "astra_acc[astra_i][astra_j]";
 	for (j = 0; j < ir->nr_stores; j++) {
-		astra_buf_addf(b, "%s%s astra_v%zu = ", j ? "\t\t\t\tconst " : "", type, j);
+		if (row_store(ir, &ir->stores[j]))
+			continue;
+		astra_buf_addf(b, "\t\t\t\tconst %s astra_v%zu = ", type, j);
 		astra_nest_emit(w, ir->stores[j].value, b);
 		astra_buf_adds(b, ";\n");
 	}
 	for (j = 0; j < ir->nr_stores; j++) {
+		if (row_store(ir, &ir->stores[j]))
+			continue;
 		astra_buf_addf(b, "\t\t\t\t%s[", ir->stores[j].buf);
 		astra_nest_emit(w, ir->stores[j].index, b);
 		astra_buf_addf(b, "] = astra_v%zu;\n", j);
@@ -451,6 +559,10 @@ int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel
 	w.why = why;
 	if (check(&w) < 0)
 		goto out;
+	if (!rb && (ir->mapping != IR_MAP_2D || ir->cols_first)) {
+		astra_nest_refuse(&w, 0, "a thread per row's contraction or a triangle is lowered register-blocked only");
+		goto out;
+	}
 	if (rb) {
 		contract_rb(&w, type, rb, &b);
 		if (!w.bad) {

@@ -309,17 +309,26 @@ static struct astra_ir_node *postfix(struct P *p, struct astra_ir_node *n)
 	}
 }
 
-/* Is "(" at the current token a cast?  Returns the offset of its ")". */
+/*
+ * Is "(" at the current token a cast?  Returns the offset of its ")".
+ * `(NAME) x` and `(NAME) 1.5` are casts whatever NAME is (a parenthesized
+ * name followed by an operand is no expression): a type macro of a header
+ * (`(DATA_TYPE)FLOAT_N`), which the front end does not read.
+ */
 static size_t cast_end(struct P *p)
 {
 	size_t o = 1;
 	int typed = 0;
+	const struct astra_lex_tok *t;
 	while (qualifier(p, o) || type_name(p, o)) {
 		typed |= type_name(p, o);
 		o++;
 	}
 	while (is(p, o, "*") || qualifier(p, o))
 		o++;
+	if (!typed && o == 1 && is_ident(p, 1) && is(p, 2, ")") && (t = tok(p, 3)) != NULL &&
+	    (t->kind == ASTRA_LEX_NUMBER || (t->kind == ASTRA_LEX_IDENT && !qualifier(p, 3))))
+		return 2;
 	return typed && is(p, o, ")") ? o : 0;
 }
 

@@ -226,6 +226,22 @@ static int apply_contract(struct astra_rk *rk, const char *arg, struct astra_buf
 		free(grid);
 		grid = NULL;
 	}
+	if (!grid && ir.mapping == IR_MAP_THREAD_ROW && rk->k->pragma.grid && rk->k->pragma.block &&
+	    strncmp(rk->k->pragma.grid, "dim3", 4) && strncmp(rk->k->pragma.block, "dim3", 4)) {
+		/*
+		 * A thread per row whose extents the launcher cannot evaluate (a
+		 * header's _PB_M): the original's threads, one per row, are about
+		 * the rows, and (for its triangle) the columns.  Any grid is correct
+		 * (grid-stride tiles); this one has a block per tile, not the
+		 * original's few blocks of rows.
+		 */
+		grid = xasprintf("dim3((((%s) * (%s)) + %d) / %d, (((%s) * (%s)) + %d) / %d)", rk->k->pragma.grid,
+				 rk->k->pragma.block, bn - 1, bn, rk->k->pragma.grid, rk->k->pragma.block, bm - 1, bm);
+		if (!astra_rk_params_only(rk, grid)) {
+			free(grid);
+			grid = NULL;
+		}
+	}
 	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
 	astra_rk_set_launch(rk, grid, block, "0");
 	ret = 1;
