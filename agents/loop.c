@@ -86,6 +86,37 @@ static int judge(const struct astra_loop_opts *o, const struct astra_tu *tu, con
 }
 
 static void set_reason(struct astra_loop_result *r, const char *fmt, ...) ASTRA_PRINTF(2, 3);
+
+/*
+ * Nothing to try, but the caller wants the original's time (a corpus, a
+ * report of every kernel): one test program without candidates, timing
+ * only (no sanitizers: nothing is judged).  Sets the baseline figures at
+ * the largest shape, and says so in the log.
+ */
+static void measure_original(const struct astra_loop_opts *o, const struct astra_tu *tu, const struct astra_kernel *k,
+			     const struct astra_cmdline *cl, unsigned long long seed, struct astra_loop_result *res)
+{
+	struct astra_verify_opts vo = ASTRA_VERIFY_OPTS_INIT;
+	struct astra_verify_result vr;
+	size_t big;
+	vo.nvcc = o->nvcc;
+	vo.seed = seed;
+	vo.timing_only = 1;
+	memset(&vr, 0, sizeof(vr));
+	if (judge(o, tu, k, cl, NULL, NULL, 0, &vo, &vr) < 0 || !vr.ran || !vr.nr_cases) {
+		astra_vec_pushf(&res->log, "the original was not measured: %s", vr.not_run ? vr.not_run : "it did not run");
+	} else {
+		big = astra_profile_largest(vr.bytes, vr.nr_cases);
+		if (vr.baseline[big].timed) {
+			res->baseline_us = vr.baseline[big].prof.time_us;
+			res->baseline_bw_frac = vr.baseline[big].prof.bw_frac;
+			astra_vec_pushf(&res->log, "the original measured (nothing to try): %.1f us at the largest shape",
+					res->baseline_us);
+		}
+	}
+	res->gpu_wait_seconds += vr.gpu_wait_seconds;
+	astra_verify_result_release(&vr);
+}
 static void set_reason(struct astra_loop_result *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -683,6 +714,8 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		}
 		if (!n) {
 			astra_vec_pushf(&res->log, "stopped: round %d: nothing new to try", round);
+			if (!round && opts->measure_original && !opts->no_run)
+				measure_original(opts, tu, k, cl, seed, res);
 			free(cands);
 			free(names);
 			break;

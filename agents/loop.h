@@ -59,6 +59,7 @@ struct astra_loop_opts {
 	size_t max_candidates;           /* per round; 0: ASTRA_ROUND_CANDIDATES (rules/planner.h) */
 	int no_run;                      /* no GPU: propose and compile only */
 	int cc;                          /* no_run: the target the rules plan for (0: unknown) */
+	int measure_original;            /* round 0 proposes nothing: time the original anyway (timing only) */
 	void (*progress)(void *data, const struct astra_loop_progress *p);
 	void *progress_data;
 	/* Optimizers to use instead of the table's (tests; the caller frees them). */

@@ -56,6 +56,7 @@ struct opts {
 	int progress;           /* --progress 1, --no-progress 0, else -1 */
 	struct astra_progress *prog;
 	int max_rounds;
+	int measure_all;
 	const char *json_out;
 	const char *nvcc;
 	struct astra_gpu gpu;     /* the worker's GPU (the first one in the parent) */
@@ -560,6 +561,7 @@ static int run_job(const struct job *j, const struct opts *o, FILE *out, const c
 		k = &copies[i];
 		lo.nvcc = o->nvcc;
 		lo.max_rounds = o->max_rounds;
+		lo.measure_original = o->measure_all;
 		lo.progress = astra_progress_loop;
 		lo.progress_data = o->prog;
 
@@ -905,6 +907,7 @@ int astra_warmup_run(const struct astra_warmup_request *rq)
 	o.plan = rq->plan;
 	o.progress = rq->progress;
 	o.max_rounds = rq->max_rounds;
+	o.measure_all = rq->measure_all;
 	o.json_out = rq->json_out;
 	o.nvcc = nvcc;
 	if (!getcwd(cwd, sizeof(cwd)))

@@ -36,6 +36,7 @@ struct astra_warmup_request {
 	int no_run;                /* generate and compile, do not verify */
 	int progress;              /* 1 --progress, 0 --no-progress, -1 neither (agents/progress.h) */
 	int max_rounds;            /* 0: the `max_rounds` setting */
+	int measure_all;           /* --measure-all: time a kernel with nothing to try too (its time in the table) */
 	const char *json_out;      /* write the table as JSON here, or NULL */
 	const char *gpus;          /* --gpus LIST (agents/gpus.h), or NULL: every GPU */
 	int cc;                    /* architecture of the keys (sm_XX); 0: the GPU's, else 90 */

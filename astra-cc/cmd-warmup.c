@@ -1,5 +1,5 @@
 /*
- * cmd-warmup.c - `astra-cc --warmup [-j N] [--rounds N] [--no-run]
+ * cmd-warmup.c - `astra-cc --warmup [-j N] [--rounds N] [--no-run] [--measure-all]
  * [--json FILE] [--[no-]progress] [--gpus LIST] [-p BUILD_DIR | FILE.cu...
  * [-- NVCC FLAGS]]`, and the cluster forms `--plan FILE [--arch sm_XX]
  * [--gres SPEC|none] ...`, `--item N --plan FILE`, `--report --plan FILE [--json FILE]`:
@@ -87,6 +87,8 @@ int astra_cmd_warmup(int argc, char **argv)
 			rq.json_out = argv[++a];
 		else if (!strcmp(argv[a], "--no-run"))
 			rq.no_run = 1;
+		else if (!strcmp(argv[a], "--measure-all"))
+			rq.measure_all = 1;
 		else if (!strcmp(argv[a], "--progress"))
 			rq.progress = 1;
 		else if (!strcmp(argv[a], "--no-progress"))

@@ -87,7 +87,7 @@ static const struct astra_command commands[] = {
 	{ "--judge-timing", NULL, astra_verify_judge_command, "FILE [--json]",
 	  "apply the timing rule to a saved test-program run (checking measurements)" },
 	{ "--warmup", NULL, astra_cmd_warmup,
-	  "[-j N] [--rounds N] [--no-run] [--json F] [--[no-]progress] [--gpus LIST] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
+	  "[-j N] [--rounds N] [--no-run] [--measure-all] [--json F] [--[no-]progress] [--gpus LIST] [-p DIR | FILE.cu... [-- NVCC FLAGS]]",
 	  "optimize annotated kernels now, on every GPU (the queue, a compile_commands.json, or files); "
 	  "--plan FILE [--gres SPEC|none], --item N --plan FILE, --report --plan FILE: on a cluster (doc/cluster.md)" },
 	{ "--capture", NULL, astra_cmd_capture, "[--data] [--] NVCC ...",

@@ -38,6 +38,8 @@ struct scenario {
 	size_t confirm_n;       /* candidates in the last one */
 	int calls;              /* verifications */
 	double ref_us[4];       /* the original's time each was given (verify opts.ref_us) */
+	int measure;            /* astra_loop_opts.measure_original */
+	int timing_only_calls;  /* verifications asked for timing only */
 };
 
 static struct scenario *sc;
@@ -61,6 +63,7 @@ static int fake_verify(const struct astra_tu *tu, const struct astra_kernel *k, 
 	(void)tu, (void)k, (void)cl, (void)names;
 	if (sc->calls < 4)
 		sc->ref_us[sc->calls] = o->ref_us;
+	sc->timing_only_calls += o->timing_only;
 	sc->calls++;
 	memset(r, 0, sizeof(*r));
 	r->ran = r->compiled = 1;
@@ -174,6 +177,7 @@ static void run(struct scenario *s, struct astra_loop_result *res, struct astra_
 	lo.custom = &opt;
 	lo.nr_custom = 1;
 	lo.verify = fake_verify;
+	lo.measure_original = s->measure;
 	CHECK_INT(astra_loop_run(&tu, &k, NULL, &lo, res), 0);
 	astra_entry_init(e);
 	e->key = xstrdup("0123456789abcdef0123456789abcdef");
@@ -358,8 +362,30 @@ int main(void)
 	CHECK(r.reason && !strstr(r.reason, "correct"));
 	CHECK_INT(r.tried, 0);
 	CHECK_INT(s.confirms, 0);
+	CHECK_INT(s.calls, 0);
+	CHECK(r.baseline_us == 0);
 	astra_entry_release(&e);
 	astra_loop_result_release(&r);
+
+	/*
+	 * ... and with measure_original (`--warmup --measure-all`, the corpus)
+	 * one test program without candidates, timing only, gives the
+	 * original's time at the largest shape; still nothing to try.
+	 */
+	s.calls = 0;
+	s.measure = 1;
+	run(&s, &r, &e);
+	CHECK_INT(r.verdict, ASTRA_VERDICT_NO_FASTER);
+	CHECK(r.reason && strstr(r.reason, "nothing to try"));
+	CHECK_INT(s.calls, 1);
+	CHECK_INT(s.timing_only_calls, 1);
+	CHECK(fabs(r.baseline_us - 114.7) < 1e-9);
+	for (c = 0, i = 0; i < r.log.nr; i++)
+		c += strstr(r.log.v[i], "the original measured (nothing to try): 114.7 us") != NULL;
+	CHECK_INT(c, 1);
+	astra_entry_release(&e);
+	astra_loop_result_release(&r);
+	s.measure = 0;
 
 	/*
 	 * 6. A block-wide sum rejected at 1.55 times the default tolerance of
