@@ -384,6 +384,49 @@ static struct astra_ir_stmt *single(struct astra_ir_stmt *s)
 	return s;
 }
 
+/*
+ * if (cond) x = v;  outside loops, on any condition (data: correlation's
+ * `if (std[j] <= EPS) std[j] = 1.0;`): a select, x = cond ? v : x.  x is
+ * a local variable with a value, or a place the kernel stored before in
+ * this thread (so the original writes it either way: the select adds no
+ * write).
+ */
+static void select_stmt(struct lifter *L, struct astra_ir_stmt *s, struct astra_ir_node *asg)
+{
+	struct astra_ir_node *lhs = asg->a[0], *cond, *val, *p;
+	struct lvar *v;
+	const char *n = name_of(lhs);
+	size_t j;
+	int stored = 0;
+	if (n) {
+		if (!(v = lift_var(L, n)) || v->shared || !v->val)
+			lift_fail(L, "a branch on data around an assignment of `%s`, which has no value before it: `%s`", n,
+				  s->text);
+		cond = lift_eval(L, s->e);
+		val = lift_eval(L, asg->a[1]);
+		v->val = astra_ir_node(L->ar, IR_COND, NULL, 3, cond, val, v->val);
+		return;
+	}
+	if (lhs->kind != IR_INDEX || lift_shared_base(L, lhs))
+		lift_fail(L, "a branch on a condition that is not a bounds check or a thread's role: `%s`", s->text);
+	p = lift_eval(L, astra_ir_node(L->ar, IR_UN, "&", 1, lhs));
+	if (p->kind == IR_PTR) {
+		char *t = lift_text(lift_bind(L, p->a[0]));
+		for (j = 0; j < L->ir->nr_stores && !stored; j++) {
+			char *u = lift_text(L->ir->stores[j].index);
+			stored = !strcmp(L->ir->stores[j].buf, p->s) && !strcmp(t, u) && !L->ir->stores[j].accumulate;
+			free(u);
+		}
+		free(t);
+	}
+	if (!stored)
+		lift_fail(L, "a branch on data around a store to a place the kernel did not store before (a write only some "
+			     "threads do): `%s`", s->text);
+	cond = lift_eval(L, s->e);
+	val = lift_eval(L, asg->a[1]);
+	lift_store(L, lhs, astra_ir_node(L->ar, IR_COND, NULL, 3, cond, val, lift_eval(L, lhs)), 0);
+}
+
 static void if_stmt(struct lifter *L, struct astra_ir_stmt *s)
 {
 	struct astra_ir_node *parts[8];
@@ -437,6 +480,10 @@ static void if_stmt(struct lifter *L, struct astra_ir_stmt *s)
 			lift_stmt(L, s->body, 0);
 			return;
 		}
+	}
+	if (!s->els && !L->nr_loops && one && one->kind == ST_EXPR && one->e->kind == IR_ASSIGN && !strcmp(one->e->s, "=")) {
+		select_stmt(L, s, one->e);
+		return;
 	}
 	lift_fail(L, "a branch on a condition that is not a bounds check or a thread's role: `%s`", s->text);
 }

@@ -193,8 +193,9 @@ static int apply_contract(struct astra_rk *rk, const char *arg, struct astra_buf
 		goto out;
 	}
 	if (!ir.inner) {
-		astra_buf_addf(why, "written as %s with no loop over k; only contractions (a 2-D grid, a thread per "
-				    "element, a loop over k) are tiled", astra_ir_mapping_name(ir.mapping));
+		astra_buf_addf(why, "written as %s with no loop over k; only contractions (a thread per element "
+				    "of a 2-D grid, or a thread per row and its columns, with a loop over k) are tiled",
+			       astra_ir_mapping_name(ir.mapping));
 		goto out;
 	}
 	astra_buf_reset(&w);

@@ -96,3 +96,37 @@ __global__ void cov__hdr(float *sym, const float *x)
 		}
 	}
 }
+
+// A column's standard deviation with a floor set by a branch on the value
+// (correlation's `if (std[j] <= EPS) std[j] = 1.0;`): a select of the
+// place stored just before, so the branch adds no write.
+#pragma astra optimize
+#pragma astra shapes(m=70, n=37) shapes(m=300, n=45) buffers(sd[m], mean[m], x[n*m]) outputs(sd)
+#pragma astra launch(grid=(m + 127) / 128, block=128)
+__global__ void std__floor(int m, int n, float *sd, const float *mean, const float *x)
+{
+	int a = blockIdx.x * blockDim.x + threadIdx.x;
+	if (a < m) {
+		sd[a] = 0.0f;
+		for (int t = 0; t < n; t++)
+			sd[a] += (x[t * m + a] - mean[a]) * (x[t * m + a] - mean[a]);
+		sd[a] /= n;
+		sd[a] = sqrtf(sd[a]);
+		if (sd[a] <= 0.5f)
+			sd[a] = 1.0f;
+	}
+}
+
+// The same floor on a place this thread never stored: only some threads
+// write it, which a select would not keep.
+#pragma astra optimize
+#pragma astra shapes(m=70, n=37) buffers(sd[m], x[n*m]) outputs(sd)
+#pragma astra launch(grid=(m + 127) / 128, block=128)
+__global__ void floor__only(int m, int n, float *sd, const float *x)
+{
+	int a = blockIdx.x * blockDim.x + threadIdx.x;
+	if (a < m) {
+		if (x[a] <= 0.5f)
+			sd[a] = 1.0f;
+	}
+}
