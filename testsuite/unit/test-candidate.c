@@ -26,7 +26,9 @@ static const char original[] =
 	"#pragma astra shapes(n=4) buffers(p[n]) outputs(p) launch(grid=1, block=n)\n"
 	"extern \"C\" __global__ void cone(float *p, int n) { p[0] = n; }\n"
 	"#pragma astra shapes(n=4) buffers(p[n]) outputs(p) launch(grid=(N_HDR + TB_HDR - 1) / TB_HDR, block=TB_HDR)\n"
-	"__global__ void hdr(float *p, int n) { p[0] = n; }\n";
+	"__global__ void hdr(float *p, int n) { p[0] = n; }\n"
+	"#pragma astra shapes(n=4) buffers(p[n]) outputs(p) launch(grid=astra_grid, block=256)\n"
+	"__global__ void capd(float *p, int n) { p[0] = n; }\n";
 
 static struct astra_tu tu;
 
@@ -70,7 +72,7 @@ int main(void)
 	char *why;
 
 	CHECK_INT(astra_extract_text(&tu, "orig.cu", original, sizeof(original) - 1, NULL), 0);
-	CHECK_INT(tu.nr_kernels, 5);
+	CHECK_INT(tu.nr_kernels, 6);
 	CHECK_INT(tu.diags.nr, 0);
 
 	/* Same geometry, a new helper, a constant, a type, conditionals, unroll. */
@@ -177,6 +179,16 @@ int main(void)
 	REJECT("hdr", "#pragma astra launch(grid=(M_HDR + 15) / 16, block=dim3(16, 16))\n"
 		      "__global__ void hdr(float *p, int n) { }\n",
 	       "line 2: launch(grid=...) uses 'M_HDR', which is not a parameter of the kernel, a template parameter, "
+	       "a name the variant defines or a host-visible name of the kernel's file that the kernel uses\n");
+	/*
+	 * A captured launch's per-shape grid (astra_grid: the capture could not
+	 * write it as an expression) is the test program's, never the build's:
+	 * a variant that carries it would be stored and then refused at the
+	 * lookup (Rodinia's lud_perimeter, 2026-11-28).
+	 */
+	REJECT("capd", "#pragma astra launch(grid=astra_grid, block=128)\n"
+		       "__global__ void capd(float *p, int n) { }\n",
+	       "line 2: launch(grid=...) uses 'astra_grid', which is not a parameter of the kernel, a template parameter, "
 	       "a name the variant defines or a host-visible name of the kernel's file that the kernel uses\n");
 	REJECT("axsq", "#pragma astra launch(grid=n / 4)\n"
 		       "__global__ void axsq(float *y, const float *x, float a, int n) { }\n",
