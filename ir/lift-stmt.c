@@ -393,11 +393,9 @@ static struct astra_ir_stmt *single(struct astra_ir_stmt *s)
  */
 static void select_stmt(struct lifter *L, struct astra_ir_stmt *s, struct astra_ir_node *asg)
 {
-	struct astra_ir_node *lhs = asg->a[0], *cond, *val, *p;
+	struct astra_ir_node *lhs = asg->a[0], *cond, *val;
 	struct lvar *v;
 	const char *n = name_of(lhs);
-	size_t j;
-	int stored = 0;
 	if (n) {
 		if (!(v = lift_var(L, n)) || v->shared || !v->val)
 			lift_fail(L, "a branch on data around an assignment of `%s`, which has no value before it: `%s`", n,
@@ -409,17 +407,7 @@ static void select_stmt(struct lifter *L, struct astra_ir_stmt *s, struct astra_
 	}
 	if (lhs->kind != IR_INDEX || lift_shared_base(L, lhs))
 		lift_fail(L, "a branch on a condition that is not a bounds check or a thread's role: `%s`", s->text);
-	p = lift_eval(L, astra_ir_node(L->ar, IR_UN, "&", 1, lhs));
-	if (p->kind == IR_PTR) {
-		char *t = lift_text(lift_bind(L, p->a[0]));
-		for (j = 0; j < L->ir->nr_stores && !stored; j++) {
-			char *u = lift_text(L->ir->stores[j].index);
-			stored = !strcmp(L->ir->stores[j].buf, p->s) && !strcmp(t, u) && !L->ir->stores[j].accumulate;
-			free(u);
-		}
-		free(t);
-	}
-	if (!stored)
+	if (!lift_stored(L, lhs))
 		lift_fail(L, "a branch on data around a store to a place the kernel did not store before (a write only some "
 			     "threads do): `%s`", s->text);
 	cond = lift_eval(L, s->e);

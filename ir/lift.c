@@ -711,10 +711,10 @@ struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n)
 	return NULL;
 }
 
-void lift_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_node *val, int accumulate)
+/* The place lhs (`p[i]`, `*p`) stores to: a parameter's pointer and the index in logical indices. */
+static struct astra_ir_node *store_place(struct lifter *L, struct astra_ir_node *lhs)
 {
 	struct astra_ir_node *p;
-	struct astra_ir_store *s;
 	if (lhs->kind == IR_INDEX)
 		p = lift_eval(L, astra_ir_node(L->ar, IR_UN, "&", 1, lhs));
 	else if (lhs->kind == IR_UN && !strcmp(lhs->s, "*"))
@@ -723,7 +723,35 @@ void lift_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_nod
 		p = lift_eval(L, lhs);
 	if (p->kind != IR_PTR)
 		lift_fail(L, "stores through something that is not a parameter's pointer");
-	p = astra_ir_node(L->ar, IR_PTR, p->s, 1, logical(L, lift_bind(L, p->a[0])));
+	return astra_ir_node(L->ar, IR_PTR, p->s, 1, logical(L, lift_bind(L, p->a[0])));
+}
+
+/* Which of the stores so far (not atomic) is at place p; -1 if none. */
+static long stored_at(struct lifter *L, const struct astra_ir_node *p)
+{
+	char *t = lift_text(p->a[0]);
+	size_t j;
+	long at = -1;
+	for (j = 0; j < L->ir->nr_stores && at < 0; j++) {
+		char *u = lift_text(L->ir->stores[j].index);
+		if (!strcmp(L->ir->stores[j].buf, p->s) && !strcmp(t, u) && !L->ir->stores[j].accumulate)
+			at = (long)j;
+		free(u);
+	}
+	free(t);
+	return at;
+}
+
+int lift_stored(struct lifter *L, struct astra_ir_node *lhs)
+{
+	return stored_at(L, store_place(L, lhs)) >= 0;
+}
+
+void lift_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_node *val, int accumulate)
+{
+	struct astra_ir_node *p = store_place(L, lhs);
+	struct astra_ir_store *s;
+	long at;
 	val = logical(L, val);
 	if (accumulate && !lift_depends(p->a[0], "i") && !lift_depends(p->a[0], "c")) {
 		/* an atomic add to one place per row (or one place): the threads' parts summed there */
@@ -740,21 +768,10 @@ void lift_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_nod
 		lift_fail(L, "stores a reduction whose parts are never combined");
 	if (lift_depends(p->a[0], "c"))
 		L->uses_c = 1;
-	if (!accumulate) {
-		/* a later store to the same place replaces the earlier one */
-		char *t = lift_text(p->a[0]);
-		size_t j;
-		for (j = 0; j < L->ir->nr_stores; j++) {
-			char *u = lift_text(L->ir->stores[j].index);
-			int samep = !strcmp(L->ir->stores[j].buf, p->s) && !strcmp(t, u) && !L->ir->stores[j].accumulate;
-			free(u);
-			if (samep) {
-				memmove(&L->ir->stores[j], &L->ir->stores[j + 1], (L->ir->nr_stores - j - 1) * sizeof(*L->ir->stores));
-				L->ir->nr_stores--;
-				break;
-			}
-		}
-		free(t);
+	/* a later store to the same place replaces the earlier one */
+	if (!accumulate && (at = stored_at(L, p)) >= 0) {
+		memmove(&L->ir->stores[at], &L->ir->stores[at + 1], (L->ir->nr_stores - at - 1) * sizeof(*L->ir->stores));
+		L->ir->nr_stores--;
 	}
 	ALLOC_GROW(L->ir->stores, L->ir->nr_stores + 1, L->ir->alloc_stores);
 	s = &L->ir->stores[L->ir->nr_stores++];

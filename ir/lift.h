@@ -84,6 +84,8 @@ int lift_depends(const struct astra_ir_node *n, const char *atom);
 struct astra_ir_node *lift_combine(struct lifter *L, const char *op, int scope, struct astra_ir_node *v);
 struct astra_ir_node *lift_bind(struct lifter *L, struct astra_ir_node *v);
 void lift_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_node *val, int accumulate);
+/* Has this thread stored (not atomically) at the place lhs (`p[i]`, `*p`) before? */
+int lift_stored(struct lifter *L, struct astra_ir_node *lhs);
 struct astra_ir_node *lift_call(struct lifter *L, struct astra_ir_node *n);
 struct astra_ir_node *lift_replace(struct lifter *L, struct astra_ir_node *n, const char *from, struct astra_ir_node *to);
 int lift_block_group(struct lifter *L, struct astra_ir_node *call);

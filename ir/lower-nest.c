@@ -415,7 +415,7 @@ static void contract_rb(struct nw *w, const char *type, const struct astra_contr
 			astra_buf_adds(b, "\t\t\t}\n\t\t}\n");
 		}
 	}
-	if (ir->cols_first && triangle(ir) >= 0) {
+	if (ir->cols_first) {   /* check() let only a triangle through */
 		/* a triangle: a tile whose every column is left of its first row's first column has nothing to do */
 		char *r0 = xasprintf("(astra_tr * %d)", bm);
 		w->name_r = r0;
