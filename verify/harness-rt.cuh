@@ -24,8 +24,8 @@
  * Command line (all optional):
  *   --versions 1,3,4   candidates to run (the reference, version 0, always runs)
  *   --phases check,timing,post,misaligned
- *   --sanitize         reduced run for compute-sanitizer: two smallest cases,
- *                      two trials, exact allocations, no timing
+ *   --sanitize         reduced run for compute-sanitizer: the candidates only,
+ *                      two smallest cases, two trials, exact allocations, no timing
  *   --watchdog S       seconds a single launch may take (default 5)
  *   --seed N           base seed of the input generator
  *   --target-ms MS     timing: milliseconds of kernel time per version and case
@@ -1446,35 +1446,32 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 				vs_[v].fig[ci].trials++;
 		return;
 	}
-	bool two = !sanitize_;
 	/*
 	 * The two sets swap roles from one trial to the next, so that a
 	 * version's first call of a trial reuses the buffers of its last call
 	 * of the previous trial, with new data: results kept by pointer show.
 	 */
-	int s1 = two ? t.index % 2 : 0, s2 = 1 - s1;  /* sanitize mode has set A only */
+	int s1 = t.index % 2, s2 = 1 - s1;
 	std::vector<DevBuf> &S1 = s1 ? B : A, &S2 = s1 ? A : B;
 
 	run_one(ci, t, 0, S1, P, ref);
-	if (two) {
-		run_one(ci, t, 0, S2, P, ref2);
-		for (size_t b = 0; b < nb; b++)
-			if (c.bufs[b].output && ref[b] != ref2[b] && ref_det_[ci]) {
-				ref_det_[ci] = false;
-				Line l("nondeterministic-reference");
-				l.integer("case", ci).str("buffer", c.bufs[b].name);
-				l.emit();
-			}
-	}
+	run_one(ci, t, 0, S2, P, ref2);
+	for (size_t b = 0; b < nb; b++)
+		if (c.bufs[b].output && ref[b] != ref2[b] && ref_det_[ci]) {
+			ref_det_[ci] = false;
+			Line l("nondeterministic-reference");
+			l.integer("case", ci).str("buffer", c.bufs[b].name);
+			l.emit();
+		}
 	std::vector<uint64_t> ref_hash(nb, 0);
 	for (size_t b = 0; b < nb; b++)
 		if (c.bufs[b].output)
 			ref_hash[b] = hash_bytes(ref[b]);
-	bool stale_ok = t.phase != PH_MISALIGNED && !sanitize_;
+	bool stale_ok = t.phase != PH_MISALIGNED;
 	/* Did version v return what it returned last time on this set, while
 	 * the reference's result changed?  Then it returns results it kept. */
 	std::vector<uint64_t> ref2_hash(nb, 0);
-	for (size_t b = 0; two && b < nb; b++)
+	for (size_t b = 0; b < nb; b++)
 		if (c.bufs[b].output)
 			ref2_hash[b] = hash_bytes(ref2[b]);
 	auto stale = [&](int v, int set, size_t b, const std::vector<unsigned char> &out) {
@@ -1488,7 +1485,7 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 			continue;
 		if (!run_one(ci, t, v, S1, P, got))
 			continue;
-		if (two && !run_one(ci, t, v, S2, P, got2))
+		if (!run_one(ci, t, v, S2, P, got2))
 			continue;
 		bool bad = false;
 		Fig &fig = vs_[v].fig[ci];
@@ -1497,7 +1494,7 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 		 * output where it does not, or nb. */
 		size_t differs = nb;
 		Cmp self;
-		for (size_t b = 0; two && b < nb && differs == nb; b++) {
+		for (size_t b = 0; b < nb && differs == nb; b++) {
 			const BufSpec &bs = c.bufs[b];
 			if (!bs.output || got[b] == got2[b])
 				continue;
@@ -1546,7 +1543,7 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 		if (bad)
 			continue;
 		if (t.phase != PH_MISALIGNED) {
-			for (int set = 0; set < (two ? 2 : 1); set++) {
+			for (int set = 0; set < 2; set++) {
 				const std::vector<std::vector<unsigned char> > &o = set == 0 ? got : got2;
 				int which = set == 0 ? s1 : s2;
 				vs_[v].prev[which].assign(nb, 0);
@@ -1561,10 +1558,8 @@ void Program::trial(int ci, const Trial &t, std::vector<DevBuf> &A, std::vector<
 	if (t.phase != PH_MISALIGNED) {
 		vs_[0].prev[s1] = ref_hash;
 		vs_[0].have_prev[s1] = true;
-		if (two) {
-			vs_[0].prev[s2] = ref2_hash;
-			vs_[0].have_prev[s2] = true;
-		}
+		vs_[0].prev[s2] = ref2_hash;
+		vs_[0].have_prev[s2] = true;
 	}
 }
 

@@ -1304,7 +1304,6 @@ static size_t read_sanitizer_log(struct vctx *c, const char *tool, const char *l
 	const char *p = log;
 	char *header = NULL;
 	size_t rejected = 0;
-	int ref_noted = 0;
 	while (p && *p) {
 		const char *eol = strchr(p, '\n');
 		char *l = xstrndup(p, eol ? (size_t)(eol - p) : strlen(p));
@@ -1333,11 +1332,6 @@ static size_t read_sanitizer_log(struct vctx *c, const char *tool, const char *l
 					free(at);
 					rejected++;
 				}
-				free(header);
-				header = NULL;
-			} else if (strstr(l, c->k->name) && !strstr(l, "astra_rt") && !ref_noted && l[10] == ' ') {
-				note(c, "compute-sanitizer --tool %s reports the original kernel itself: %s", tool, header);
-				ref_noted = 1;
 				free(header);
 				header = NULL;
 			}
