@@ -142,6 +142,8 @@ static void store_shared(struct lifter *L, struct lvar *v, struct astra_ir_node 
 	}
 	v->val = val;
 	v->at = val->kind == IR_RED || val->kind == IR_PARTIAL ? NULL : place;
+	v->nr_stored++;
+	v->barrier_at = L->barriers;
 }
 
 /*
@@ -244,13 +246,18 @@ static void expr_stmt(struct lifter *L, struct astra_ir_node *e)
 		return;
 	}
 	if (e->kind == IR_CALL) {
-		if (!strcmp(e->s, "__syncthreads") || !strcmp(e->s, "__syncwarp") || !strcmp(e->s, "__threadfence"))
+		if (!strcmp(e->s, "__syncthreads")) {
+			L->barriers++;
+			return;
+		}
+		if (!strcmp(e->s, "__syncwarp") || !strcmp(e->s, "__threadfence"))
 			return;
 		/* cooperative groups: cg::sync(block) and block.sync() are __syncthreads() */
 		if ((!strcmp(e->s, "cg::sync") || !strcmp(e->s, "cooperative_groups::sync") || !strcmp(e->s, ".sync")) &&
 		    e->nr == 1) {
 			if (!lift_block_group(L, lift_eval(L, e->a[0])))
 				lift_fail(L, "a `%s` of a group that is not the thread block (cg::this_thread_block())", e->s);
+			L->barriers++;
 			return;
 		}
 		if (!strcmp(e->s, "atomicAdd") && e->nr == 2) {
@@ -637,6 +644,101 @@ static void tree_loop(struct lifter *L, struct astra_ir_stmt *s, const struct he
 	v->warp_slots = 0;
 }
 
+/* Is n the shared array v at an index whose canonical text is t? */
+static int shared_at(struct lifter *L, struct astra_ir_node *n, struct lvar *v, const char *t)
+{
+	const char *nm;
+	while (n->kind == IR_CAST)
+		n = n->a[0];
+	return n->kind == IR_INDEX && (nm = name_of(n->a[0])) && lift_var(L, nm) == v && lift_is(lift_eval(L, n->a[1]), t);
+}
+
+/* Is n the block's size: blockDim.x, or the launch's block as written? */
+static int block_size(struct lifter *L, struct astra_ir_node *n)
+{
+	return lift_is(n, "bdim.x") || (L->k->pragma.block && lift_is(n, L->k->pragma.block));
+}
+
+/*
+ * A tree whose stride doubles (interleaved addressing, cuda-samples'
+ * reduce0 and reduce1):
+ *   for (s = 1; s < blockDim.x; s *= 2) { if (tid % (2 * s) == 0) sh[tid] += sh[tid + s]; __syncthreads(); }
+ *   (or `(tid & (2 * s - 1)) == 0`, the same for s a power of two)
+ *   for (s = 1; s < blockDim.x; s *= 2) { int j = 2 * s * tid; if (j < blockDim.x) sh[j] += sh[j + s]; __syncthreads(); }
+ * sh[0] ends with the whole block's combination when the block is a power
+ * of two (else the last steps read past it): the launch's block must be one.
+ */
+static void doubling_tree(struct lifter *L, struct astra_ir_stmt *s, const struct header *h)
+{
+	struct astra_ir_stmt *b = s->body, *iff = NULL, *as;
+	struct astra_ir_node *e, *cond, *tgt, *sn, *two_s;
+	struct lvar *v = NULL, *sv;
+	size_t saved = L->nr_vars, j;
+	const char *op = NULL, *n;
+	char *tt = NULL, *want = NULL;
+	long blk;
+	int ok = 0;
+	if (!lift_is(lift_eval(L, h->init), "1") || !(step_is(L, h, "*=", "2") || step_is(L, h, "<<=", "1")) ||
+	    !block_size(L, lift_eval(L, h->bound)))
+		lift_fail(L, "a shared-memory tree whose stride doubles, but not from 1 to the block's size: `%s`", s->text);
+	if (!L->k->pragma.block || !lift_int(L, L->k->pragma.block, &blk) || blk <= 0 || (blk & (blk - 1)))
+		lift_fail(L, "a shared-memory tree whose stride doubles combines the whole block only when the block is a "
+			  "power of two, and the pragma's launch gives %s", L->k->pragma.block ? L->k->pragma.block : "no block");
+	sv = lift_declare(L, h->var);
+	sv->val = sn = astra_ir_node(L->ar, IR_ATOM, "tree.s", 0);
+	two_s = astra_ir_node(L->ar, IR_BIN, "*", 2, lift_num(L, "2"), sn);
+	for (j = 0; b && j < (b->kind == ST_BLOCK ? b->nr_kids : 1); j++) {
+		struct astra_ir_stmt *k = b->kind == ST_BLOCK ? b->kids[j] : b;
+		if (k->kind == ST_IF && !iff && !k->els)
+			iff = k;
+		else if (k->kind == ST_DECL && !iff && !k->is_shared && !k->is_array && k->init)
+			lift_declare(L, k->name)->val = lift_eval(L, k->init);
+		else if (!(k->kind == ST_EMPTY || (k->kind == ST_EXPR && (mentions(k->e, "__sync") || mentions(k->e, "cg::sync") ||
+									   mentions(k->e, ".sync")))))
+			lift_fail(L, "a shared-memory reduction loop does more than combine: `%s`", k->text);
+	}
+	as = iff ? single(iff->body) : NULL;
+	if (as && as->kind == ST_EXPR && as->e->kind == IR_ASSIGN && as->e->a[0]->kind == IR_INDEX &&
+	    (n = name_of(as->e->a[0]->a[0])) && (v = lift_var(L, n)) && v->shared && !v->warp_slots) {
+		tgt = lift_eval(L, as->e->a[0]->a[1]);
+		tt = lift_text(tgt);
+		want = lift_text(astra_ir_node(L->ar, IR_BIN, "+", 2, tgt, sn));
+		e = as->e->a[1];
+		if (!strcmp(as->e->s, "+=") && shared_at(L, e, v, want))
+			op = "sum";
+		else if (!strcmp(as->e->s, "=") && e->nr == 2 && shared_at(L, e->a[0], v, tt) && shared_at(L, e->a[1], v, want))
+			op = e->kind == IR_BIN && !strcmp(e->s, "+") ? "sum" : e->kind == IR_CALL ? lift_reduce_op(e->s) : NULL;
+		cond = lift_eval(L, iff->e);
+		/* tid % (2 * s) == 0 (or tid & (2 * s - 1)) at sh[tid]; or j < blockDim.x at sh[j], j = 2 * s * tid */
+		if (op && cond->kind == IR_BIN && !strcmp(cond->s, "==") && !strcmp(tt, "tid.x"))
+			for (j = 0; j < 2 && !ok; j++) {
+				struct astra_ir_node *m = cond->a[j], *z = cond->a[1 - j];
+				char *t2 = lift_text(two_s);
+				char *t3 = lift_text(astra_ir_node(L->ar, IR_BIN, "-", 2, two_s, lift_num(L, "1")));
+				ok = lift_is(z, "0") && m->kind == IR_BIN && lift_is(m->a[0], "tid.x") &&
+				     ((!strcmp(m->s, "%") && lift_is(m->a[1], t2)) || (!strcmp(m->s, "&") && lift_is(m->a[1], t3)));
+				free(t2);
+				free(t3);
+			}
+		if (op && !ok && cond->kind == IR_BIN && !strcmp(cond->s, "<") && lift_is(cond->a[0], tt) &&
+		    block_size(L, cond->a[1])) {
+			char *t2 = lift_text(astra_ir_node(L->ar, IR_BIN, "*", 2, two_s, astra_ir_node(L->ar, IR_ATOM, "tid.x", 0)));
+			ok = !strcmp(tt, t2);
+			free(t2);
+		}
+	}
+	free(tt);
+	free(want);
+	if (!ok)
+		lift_fail(L, "a doubling tree whose step is not `if (tid %% (2 * s) == 0) sh[tid] += sh[tid + s]` or "
+			  "`if (2 * s * tid < blockDim.x) sh[2 * s * tid] += sh[2 * s * tid + s]`: `%s`", s->text);
+	if (!v->val || !v->at || strcmp(v->at, "[tid.x]"))
+		lift_fail(L, "a shared-memory tree over `%s`, where this thread did not store its value at [threadIdx.x]", v->name);
+	L->nr_vars = saved;
+	v->val = lift_combine(L, op, IR_SCOPE_BLOCK, v->val);
+	v->warp_slots = 0;
+}
+
 static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 {
 	struct header h;
@@ -666,9 +768,10 @@ static void for_stmt(struct lifter *L, struct astra_ir_stmt *s)
 	step = h.step ? lift_bind(L, lift_eval(L, h.step)) : lift_num(L, "1");
 	lim = lift_eval(L, h.bound);
 	if ((!strcmp(h.how, "*=") || !strcmp(h.how, "<<=")) &&
-	    (stmt_mentions(s->body, "__sync") || stmt_mentions(s->body, "cg::sync") || stmt_mentions(s->body, ".sync")))
-		lift_fail(L, "a shared-memory tree whose stride doubles (interleaved addressing) is not modelled, only one "
-			  "that halves (`for (s = blockDim.x / 2; s > 0; s >>= 1)`): `%s`", s->text);
+	    (stmt_mentions(s->body, "__sync") || stmt_mentions(s->body, "cg::sync") || stmt_mentions(s->body, ".sync"))) {
+		doubling_tree(L, s, &h);
+		return;
+	}
 	if (strcmp(h.how, "+="))
 		lift_fail(L, "a loop that does not count up: `%s`", s->text);
 	if (lift_tile_loop(L, init, step, lim, s->text)) {

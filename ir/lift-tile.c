@@ -141,6 +141,12 @@ static int is_num(const struct astra_ir_node *n, const char *s)
 	return n->kind == IR_NUM && !strcmp(n->s, s);
 }
 
+/* The value of a number or a macro whose body is one (0 when s is anything else). */
+int lift_int(struct lifter *L, const char *s, long *v)
+{
+	return int_of(L, s, -1, 0, v);
+}
+
 /* n with the zeros the substitutions left folded away: x * 0, x + 0, x - 0, (x * 1). */
 static struct astra_ir_node *fold(struct lifter *L, struct astra_ir_node *n)
 {
@@ -162,6 +168,11 @@ static struct astra_ir_node *fold(struct lifter *L, struct astra_ir_node *n)
 	if (a == n->a[0] && b == n->a[1])
 		return n;
 	return astra_ir_node(L->ar, IR_BIN, n->s, 2, a, b);
+}
+
+struct astra_ir_node *lift_fold(struct lifter *L, struct astra_ir_node *n)
+{
+	return fold(L, n);
 }
 
 /* n with the thread atoms of a tile row set: tid.y, the loop's offset, bid.y. */

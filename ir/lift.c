@@ -305,7 +305,10 @@ struct astra_ir_node *lift_combine(struct lifter *L, const char *op, int scope, 
 		    v->a[0]->a[0]->kind == IR_ATOM && (!strcmp(v->a[0]->a[0]->s, "i") || !strcmp(v->a[0]->a[0]->s, "c")) &&
 		    v->a[2]->kind == IR_NUM && lift_is(v->a[2], "0")) {
 			/* idx < n ? x[idx] : 0 summed: the bound of idx, and x[idx] */
+			int first = !strcmp(v->a[0]->a[0]->s, "i") && !L->ext_i;
 			lift_set_extent(L, v->a[0]->a[0], v->a[0]->a[1]);
+			if (first)
+				L->sel_bound = L->ext_i;   /* lift-share.c: a block's row keeps it */
 			v = v->a[1];
 		}
 		if (lift_depends(v, "c"))
@@ -570,9 +573,13 @@ static struct astra_ir_node *read_shared(struct lifter *L, struct lvar *v, struc
 	struct astra_ir_node *r;
 	if (!v->val)
 		lift_fail(L, "reads the shared `%s` before anything is stored in it", v->name);
+	if (place && v->at && !v->warp_slots && v->val->kind != IR_RED && v->val->kind != IR_PARTIAL && strcmp(place, v->at) &&
+	    (r = lift_share_staged(L, v, place)) != NULL)
+		return r;   /* a staged transpose (lift-share.c) */
 	if (place && v->at && !v->warp_slots && v->val->kind != IR_RED && v->val->kind != IR_PARTIAL && strcmp(place, v->at))
-		lift_fail(L, "reads the shared `%s` at %s, where this thread stored %s: values passed between threads "
-			  "through shared memory (a staged tile) are not modelled", v->name, shown(L, place), shown(L, v->at));
+		lift_fail(L, "reads the shared `%s` at %s, where this thread stored %s: of the values passed between threads "
+			  "through shared memory, only a square tile stored once and read transposed after a barrier is "
+			  "modelled", v->name, shown(L, place), shown(L, v->at));
 	if (!v->warp_slots)
 		return v->val;
 	ix = lift_bind(L, ix);
@@ -760,10 +767,8 @@ void lift_store(struct lifter *L, struct astra_ir_node *lhs, struct astra_ir_nod
 			val->kind = IR_RED;
 		}
 	}
-	if (val->kind == IR_PARTIAL && (val->scope & 15) == IR_SCOPE_BLOCK && !strcmp(val->axis, "i") &&
-	    lift_depends(p->a[0], "bid.x"))
-		lift_fail(L, "stores each block's partial sum at `%s[blockIdx.x]`: per-block partial results (a first pass "
-			  "of a two-pass reduction) are not expressible in the IR, whose reductions cover a row or the grid", p->s);
+	lift_share_segment(L, p, &val, accumulate);   /* out[blockIdx.x] of a block's parts: a row per block */
+	lift_share_swapped(L, &p->a[0], &val);        /* a staged transpose's store */
 	if (is_partial(val))
 		lift_fail(L, "stores a reduction whose parts are never combined");
 	if (lift_depends(p->a[0], "c"))
@@ -842,7 +847,9 @@ static void finish(struct lifter *L)
 	size_t j;
 	if (!ir->nr_stores)
 		lift_fail(L, "no store the lifter can see");
-	if (L->split) {
+	if (lift_share_finish(L)) {
+		/* per-block partial results: a row per block (lift-share.c) */
+	} else if (L->split) {
 		struct astra_ir_node *e = L->ext_i;
 		rename_all(L, "i", bin(L, "+", bin(L, "*", atom(L, "r"), L->split), atom(L, "c")));
 		ir->cols = lift_ext(L, L->split);

@@ -33,6 +33,8 @@ struct lvar {
 	struct lvar *alias;          /* a helper's parameter naming the caller's shared array */
 	int loop_reads;              /* reads in the innermost loop while it is outer to it */
 	int acc_loop;                /* accumulated in the loop of this depth (1-based), still open: 0 if none */
+	int nr_stored;               /* shared: plain stores into it (statements, as lifted) */
+	int barrier_at;              /* shared: the lifter's barrier count at its last plain store */
 };
 
 enum { LOOP_SEQ, LOOP_SPREAD, LOOP_GRID };
@@ -69,6 +71,9 @@ struct lifter {
 	struct astra_ir_node *ret;   /* a helper's return value */
 	int returned;                /* a return was lifted: the rest of the body never runs */
 	int in_shfl;                 /* lifting a shuffle loop's body: partial values may be read */
+	int barriers;                /* __syncthreads() (or the block's cg::sync) lifted so far */
+	struct astra_ir_node *sel_bound; /* the bound of a summed `idx < n ? x[idx] : 0` taken as idx's extent */
+	struct astra_ir_node *segment;   /* per-block partial results: the block's size, the row length (lift-share.c) */
 	unsigned line;               /* the statement being lifted */
 };
 
@@ -98,6 +103,14 @@ int lift_tile_loop(struct lifter *L, struct astra_ir_node *init, struct astra_ir
 		   const char *text);
 struct astra_ir_node *lift_tile_row(struct lifter *L, struct astra_ir_node *v);
 const char *lift_grid_extent(struct lifter *L, int axis);
+int lift_int(struct lifter *L, const char *s, long *v);
+struct astra_ir_node *lift_fold(struct lifter *L, struct astra_ir_node *n);
+
+/* lift-share.c: values a block's threads pass to each other */
+struct astra_ir_node *lift_share_staged(struct lifter *L, struct lvar *v, const char *place);
+int lift_share_swapped(struct lifter *L, struct astra_ir_node **index, struct astra_ir_node **val);
+void lift_share_segment(struct lifter *L, struct astra_ir_node *place, struct astra_ir_node **val, int accumulate);
+int lift_share_finish(struct lifter *L);
 
 /* lift-stmt.c */
 void lift_set_extent(struct lifter *L, const struct astra_ir_node *a, struct astra_ir_node *bound);

@@ -58,6 +58,17 @@ int astra_rk_float_buffers(struct astra_rk *rk, struct astra_buf *why)
 			continue;
 		t = astra_rk_resolve_type(rk, p->elem_type ? p->elem_type : p->type);
 		ok = t && !strcmp(t, "float");
+		if (t && !ok && rk->k->pragma.nr_types) {
+			/* a template parameter that every types() set of the pragma makes float */
+			size_t i;
+			ok = 1;
+			for (i = 0; i < rk->k->pragma.nr_types && ok; i++) {
+				const char *a = astra_rk_type_arg(rk, i, t);
+				char *u = a ? astra_rk_resolve_type(rk, a) : NULL;
+				ok = u && !strcmp(u, "float");
+				free(u);
+			}
+		}
 		free(t);
 		if (!ok) {
 			astra_buf_addf(why, "`%s` is not a float buffer (the IR drops conversions)", p->name);

@@ -89,28 +89,11 @@ __global__ void cp__grid(float *dst, const float *src, int w, int h)
 	dst[y * w + x] = src[y * w + x];
 }
 
-// 4. Not lifted, each with its reason: a tile staged through shared
-// memory (a thread reads what another stored), a tile whose height is
+// 4. Not lifted, each with its reason (a tile staged through shared
+// memory: lift/0013): a tile whose height is
 // not a multiple of the block's rows (rows would overlap), a shape that
 // is not a multiple of the tile with no bounds check, the loop's row
 // offset used without the tile's row (k alone).
-#pragma astra optimize
-#pragma astra shapes(h=64, w=96)
-#pragma astra buffers(dst[w*h], src[w*h]) outputs(dst)
-#pragma astra launch(grid=dim3(w / SIDE, h / SIDE), block=dim3(SIDE, STEP))
-__global__ void no__staged(float *dst, const float *src, int w, int h)
-{
-	__shared__ float t[SIDE][SIDE + 1];
-	int x = blockIdx.x * SIDE + threadIdx.x, y = blockIdx.y * SIDE + threadIdx.y;
-	for (int k = 0; k < SIDE; k += STEP)
-		t[threadIdx.y + k][threadIdx.x] = src[(y + k) * w + x];
-	__syncthreads();
-	x = blockIdx.y * SIDE + threadIdx.x;
-	y = blockIdx.x * SIDE + threadIdx.y;
-	for (int k = 0; k < SIDE; k += STEP)
-		dst[(y + k) * h + x] = t[threadIdx.x][threadIdx.y + k];
-}
-
 #pragma astra optimize
 #pragma astra shapes(h=96, w=96)
 #pragma astra buffers(dst[w*h], src[w*h]) outputs(dst)

@@ -4,7 +4,9 @@
 // barriers (`cg::sync(block)`, `block.sync()`), a type the front end does
 // not know (`uint` of a system header) in a shared declaration, a loop
 // stepping two variables.  The row sums lift as their twins written a
-// thread per row; the rest is not lifted, each with its reason.
+// thread per row; a block's partial sums stored per block lift as a row
+// per block, with a tree that halves or doubles (lift/0013 runs them);
+// the rest is not lifted, each with its reason.
 #include <cooperative_groups.h>
 #include <sys/types.h>
 
@@ -94,14 +96,15 @@ __global__ void ru__thread(uint *out, const uint *in, uint rows, uint cols)
 	}
 }
 
-// 3. Not lifted: a block's partial sum stored per block (a first pass),
-// a tree whose stride doubles, a barrier of a warp's tile, a member
-// function, a loop stepping two variables.
+// 3. A block's partial sum stored per block (a first pass), with a tree
+// that halves and one whose stride doubles: a row per block.  Not
+// lifted: a barrier of a warp's tile, a member function, a loop stepping
+// two variables.
 #pragma astra optimize
 #pragma astra types(T=float)
 #pragma astra shapes(n=1000) buffers(x[n], part[(n + 255) / 256]) outputs(part)
 #pragma astra launch(grid=(n + 255) / 256, block=256, shmem=256 * sizeof(float))
-template <class T> __global__ void no__per_block(T *part, const T *x, unsigned n)
+template <class T> __global__ void part__halving(T *part, const T *x, unsigned n)
 {
 	cg::thread_block blk = cg::this_thread_block();
 	T *sh = SharedMemory<T>();
@@ -121,7 +124,7 @@ template <class T> __global__ void no__per_block(T *part, const T *x, unsigned n
 #pragma astra types(T=float)
 #pragma astra shapes(n=1000) buffers(x[n], part[(n + 255) / 256]) outputs(part)
 #pragma astra launch(grid=(n + 255) / 256, block=256, shmem=256 * sizeof(float))
-template <class T> __global__ void no__doubling(T *part, const T *x, unsigned n)
+template <class T> __global__ void part__doubling(T *part, const T *x, unsigned n)
 {
 	cg::thread_block blk = cg::this_thread_block();
 	T *sh = SharedMemory<T>();
