@@ -536,10 +536,11 @@ static char *resolve(struct scan *S, const char *includer, long includer_dir, co
 }
 
 static void scan_text(struct scan *S, const char *path, long dir, int sys, const char *text, size_t len,
-		      unsigned depth);
+		      unsigned depth, long self);
 
+/* parent, at: where the #include is (see struct astra_header). */
 static void follow(struct scan *S, const char *includer, long includer_dir, int includer_sys, const char *name,
-		   enum form form, unsigned depth)
+		   enum form form, unsigned depth, long parent, size_t at)
 {
 	struct stat st;
 	struct astra_buf b = ASTRA_BUF_INIT;
@@ -562,6 +563,8 @@ static void follow(struct scan *S, const char *includer, long includer_dir, int 
 		h->spelled = xstrdup(name);
 		h->depth = depth;
 		h->dir = -1;
+		h->parent = parent;
+		h->at = at;
 		return;
 	}
 	if ((!(S->flags & ASTRA_INCLUDES_SYSTEM) && is_system_path(path)) || seen_before(S, &st)) {
@@ -587,6 +590,8 @@ static void follow(struct scan *S, const char *includer, long includer_dir, int 
 	h->spelled = xstrdup(name);
 	h->text = astra_buf_detach(&b, &h->len);
 	h->depth = depth;
+	h->parent = parent;
+	h->at = at;
 	h->dir = dir;
 	h->system = dir >= 0 ? (S->sp->dirs[dir].flags & ASTRA_DIR_SYSTEM) != 0 : includer_sys;
 	h->dev = st.st_dev;
@@ -601,15 +606,15 @@ static void follow(struct scan *S, const char *includer, long includer_dir, int 
 	}
 	/* h may move when the array grows: scan from stable copies. */
 	{
-		size_t at = S->out->nr - 1;
-		scan_text(S, S->out->items[at].path, dir, S->out->items[at].system, S->out->items[at].text,
-			  S->out->items[at].len, depth + 1);
+		size_t self = S->out->nr - 1;
+		scan_text(S, S->out->items[self].path, dir, S->out->items[self].system, S->out->items[self].text,
+			  S->out->items[self].len, depth + 1, (long)self);
 	}
 }
 
-/* Find the #include and #include_next lines of one file. */
+/* Find the #include and #include_next lines of one file (self: its index in S->out, -1 for the main file). */
 static void scan_text(struct scan *S, const char *path, long dir, int sys, const char *text, size_t len,
-		      unsigned depth)
+		      unsigned depth, long self)
 {
 	const char *p = text, *end = text + len;
 	while (p < end && !S->stop) {
@@ -641,7 +646,7 @@ static void scan_text(struct scan *S, const char *path, long dir, int sys, const
 					if (q < eol && q > name) {
 						char *n = xstrndup(name, (size_t)(q - name));
 						follow(S, path, dir, sys, n, next ? NEXT : close == '"' ? QUOTED : ANGLED,
-						       depth);
+						       depth, self, (size_t)(p - text));
 						free(n);
 					}
 				}
@@ -665,9 +670,9 @@ int astra_includes_scan(const char *path, const char *text, size_t len, const st
 		seen_before(&S, &st);
 	/* -include files come first, found from the current directory. */
 	for (i = 0; pre && sp && i < sp->nr_pre && !S.stop; i++)
-		follow(&S, "./-", -1, 0, sp->pre_includes[i], QUOTED, 1);
+		follow(&S, "./-", -1, 0, sp->pre_includes[i], QUOTED, 1, -1, 0);
 	if (!S.stop)
-		scan_text(&S, path, -1, 0, text, len, 1);
+		scan_text(&S, path, -1, 0, text, len, 1, -1);
 	free(S.seen);
 	return S.found;
 }

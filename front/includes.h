@@ -93,6 +93,15 @@ struct astra_header {
 	size_t len;
 	int has_pragma;   /* mentions `#pragma astra` */
 	unsigned depth;   /* 1: included by the main file (or an -include file) */
+	/*
+	 * Where it was first included: parent is the index in items of the
+	 * header whose #include line reached it, -1 for the main file (or an
+	 * -include file); at is the byte offset of that line's start in the
+	 * includer's text (0 for an -include file).  What comes before at is
+	 * what the compiler had seen when it entered this header.
+	 */
+	long parent;
+	size_t at;
 	long dir;         /* index in the search path where it was found, -1 otherwise */
 	int system;       /* found in a system directory, or through one of its headers */
 	dev_t dev;        /* identity of the file (when found) */

@@ -24,6 +24,10 @@
  * grid-stride loop over the warps: any grid of blocks of a multiple of 32
  * threads is correct.
  *
+ * A block per row with one element per thread (a first pass's sums per
+ * block, lift-share.c) lowers the same way where its row is contiguous:
+ * a warp per row, each lane taking every 32nd column.
+ *
  * Where the matrix is walked by columns (A[c * n + r]) the loads are
  * coalesced already, but there are only `rows` threads each adding `cols`
  * terms one after another.  Lowered: blocks of 32 x ty threads, each
@@ -202,8 +206,10 @@ int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *
 	w.k = k;
 	w.why = why;
 	*by_cols = 0;
-	if (ir->mapping != IR_MAP_THREAD_ROW || !ir->rows || !ir->cols || ir->inner)
-		astra_nest_refuse(&w, 0, "not a thread per row with a loop over the row's columns");
+	if ((ir->mapping != IR_MAP_THREAD_ROW && !(ir->mapping == IR_MAP_BLOCK && ir->one_per_thread)) || !ir->rows ||
+	    !ir->cols || ir->inner)
+		astra_nest_refuse(&w, 0, "not a thread per row with a loop over the row's columns, nor a block per row "
+				  "with one element per thread");
 	else if (ir->rows_lo || ir->cols_lo)
 		astra_nest_refuse(&w, 0, "rows or columns that do not start at 0");
 	for (j = 0; j < ir->nr_stores && !w.bad; j++) {

@@ -22,7 +22,9 @@
  * Rule "lower-matvec": a thread per row whose sums over the row read a
  * matrix along its rows (A[r * n + c], uncoalesced: PolyBench's atax,
  * bicg, gesummv, mvt kernels written that way) is generated again a warp
- * per row (ir/lower-nest.c): block 256, a grid of a warp per row.  One
+ * per row (ir/lower-nest.c): block 256, a grid of a warp per row; so is a
+ * block per row with one element per thread whose rows are summed (the
+ * first pass of a two-pass reduction: cuda-samples' reduce0-2).  One
  * that reads it by columns (A[c * n + r]: coalesced, but too few threads,
  * each adding a whole column) is generated again with the sums split over
  * threadIdx.y: block dim3(32, TY), TY = 16 (the argument: 8, 16 or 32), a
@@ -136,8 +138,29 @@ static int is_ident(const char *s)
  * The one element type of every buffer: float or double, or a name the
  * rules cannot resolve (a macro of a header), spelled alike everywhere.
  * -1 (why set) otherwise: a variant of another type would not compile or
- * would compute in another precision; *out_type is malloc'd.
+ * would compute in another precision; *out_type is malloc'd.  A template
+ * parameter that the pragma's types() make float (or double) in every
+ * set is that name: the variant computes in it, as the original.
  */
+/* A template parameter that every types() set of the pragma makes float, or every one double. */
+static int tmpl_float(struct astra_rk *rk, const char *t)
+{
+	char *first = NULL;
+	size_t i;
+	int ok = astra_rk_is_tmpl_param(rk, t) && rk->k->pragma.nr_types > 0;
+	for (i = 0; ok && i < rk->k->pragma.nr_types; i++) {
+		const char *a = astra_rk_type_arg(rk, i, t);
+		char *u = a ? astra_rk_resolve_type(rk, a) : NULL;
+		ok = u && (!strcmp(u, "float") || !strcmp(u, "double")) && (!first || !strcmp(first, u));
+		if (!first)
+			first = u;
+		else
+			free(u);
+	}
+	free(first);
+	return ok;
+}
+
 static int one_type(struct astra_rk *rk, char **out_type, struct astra_buf *why)
 {
 	char *type = NULL;
@@ -150,7 +173,8 @@ static int one_type(struct astra_rk *rk, char **out_type, struct astra_buf *why)
 			continue;
 		t = astra_rk_resolve_type(rk, p->elem_type ? p->elem_type : p->type);
 		ok = t && (!strcmp(t, "float") || !strcmp(t, "double") ||
-			   (!astra_type_builtin_size(t) && is_ident(t) && !astra_rk_is_tmpl_param(rk, t)));
+			   (!astra_type_builtin_size(t) && is_ident(t) && !astra_rk_is_tmpl_param(rk, t)) ||
+			   tmpl_float(rk, t));
 		if (!ok || (type && strcmp(type, t))) {
 			astra_buf_addf(why, "`%s` is not a float or double buffer like the others (the IR drops conversions)",
 				       p->name);
@@ -365,9 +389,9 @@ static int apply_matvec(struct astra_rk *rk, const char *arg, struct astra_buf *
 		astra_buf_adds(why, "the kernel does not lift (the `not lifted:` line says why)");
 		goto out;
 	}
-	if (ir.mapping != IR_MAP_THREAD_ROW) {
-		astra_buf_addf(why, "written as %s; only a thread per row with a loop over the row is lowered",
-			       astra_ir_mapping_name(ir.mapping));
+	if (ir.mapping != IR_MAP_THREAD_ROW && !(ir.mapping == IR_MAP_BLOCK && ir.one_per_thread)) {
+		astra_buf_addf(why, "written as %s; only a thread per row with a loop over the row, or a block per row "
+			       "with one element per thread, is lowered", astra_ir_mapping_name(ir.mapping));
 		goto out;
 	}
 	astra_buf_reset(&w);

@@ -182,6 +182,44 @@ static void test_generate(void)
 	CHECK(strstr(out.buf, "::ops::k<<<astra_grid") != NULL);
 	CHECK(strstr(out.buf, "::ops::astra_cand_0::k<<<astra_g") != NULL);
 	fixture_release(&f);
+
+	/*
+	 * A kernel in a header: what the compile unit has before it comes
+	 * first, each part under its own #line; a namespace or a conditional
+	 * open around the #include is closed after the kernel too.
+	 */
+	{
+		static const char tu[] = "#include \"helper.h\"\n#ifdef __CUDACC__\nnamespace app {\n";
+		static const char mid[] = "void check_last(const char *);\n";
+		struct astra_harness_part parts[2] = {
+			{ "main.cu", tu, sizeof(tu) - 1 },
+			{ "all.cuh", mid, sizeof(mid) - 1 },
+		};
+		fx_init(&f, "k.cuh", "#pragma once\n__global__ void k(int *o) { o[0] = 1; }\n"
+			"void k_gpu(int *o) { k<<<1, 1>>>(o); check_last(\"k\"); }\n", "k", "__global__ void k");
+		fx_param(&f, "int *", "o");
+		fx_shape(&f, "n=1");
+		fx_buffer(&f, "o", "1", 1);
+		fx_launch(&f, "1", "1");
+		h.kernel = &f.k;
+		h.src_path = "k.cuh";
+		h.src_text = f.tu.text;
+		h.src_len = f.tu.len;
+		h.prefix = parts;
+		h.nr_prefix = 2;
+		c[0].text = "__global__ void k(int *o) { o[0] = 1; }\n";
+		astra_buf_reset(&out);
+		astra_buf_reset(&why);
+		CHECK_INT(astra_harness_generate(&h, &out, &why), 0);
+		CHECK(strstr(out.buf, "#define main astra_tu_main_\n#line 1 \"main.cu\"\n#include \"helper.h\"\n"
+			      "#ifdef __CUDACC__\nnamespace app {\n#line 1 \"all.cuh\"\nvoid check_last(const char *);\n"
+			      "#line 1 \"k.cuh\"\n#pragma once\n") != NULL);
+		CHECK(strstr(out.buf, "o[0] = 1; }\n}\n#endif\n#undef main") != NULL);
+		CHECK(strstr(out.buf, "::app::astra_cand_0::k<<<astra_g") != NULL);
+		h.prefix = NULL;
+		h.nr_prefix = 0;
+		fixture_release(&f);
+	}
 	astra_buf_release(&out);
 	astra_buf_release(&why);
 }

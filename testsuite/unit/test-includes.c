@@ -126,6 +126,21 @@ static void system_headers(const char *top)
 	}
 	CHECK(find(&inc, "late.h") && find(&inc, "late.h")->dir == 4);
 	CHECK(find(&inc, "bits/inner.h") != NULL);
+	/*
+	 * Where each header was first included: the includer's index (-1:
+	 * the main file) and the offset of the #include line in its text.
+	 */
+	h = find(&inc, "lib/config.h");
+	CHECK(h && h->parent == -1 && h->at == 0);
+	h = find(&inc, "lib/detail.h");
+	CHECK(h && h->parent >= 0 && !strcmp(inc.items[h->parent].spelled, "lib/config.h") &&
+	      h->at == strlen("#define SCALE 2\n"));
+	h = find(&inc, "proj/p.h");
+	CHECK(h && h->parent == -1 && h->at == strlen("#include <lib/config.h>\n#include <wrap.h>\n#include "
+						      "<late.h>\n#include <stdio_like.h>\n#include <shadowed.h>\n"));
+	h = find(&inc, "bits/inner.h");
+	CHECK(h && h->parent >= 0 && !strcmp(inc.items[h->parent].spelled, "stdio_like.h") && h->at == 0);
+	CHECK(inc.nr && inc.items[0].parent == -1 && inc.items[0].at == 0); /* -include */
 	/* The toolkit's headers stop the search and are not entered. */
 	CHECK(find(&inc, "toolkit_only.h") == NULL);
 	CHECK(find(&inc, "shadowed.h") == NULL);

@@ -1,0 +1,1 @@
+#define SCALE_FACTOR 1.0f
