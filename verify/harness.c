@@ -434,8 +434,8 @@ static int check_kernel(struct gen *g)
 int astra_harness_generate(const struct astra_harness *h, struct astra_buf *out, struct astra_buf *why)
 {
 	struct gen g;
-	struct astra_buf q = ASTRA_BUF_INIT;
-	size_t i, ci = 0;
+	struct astra_buf q = ASTRA_BUF_INIT, ctx = ASTRA_BUF_INIT;
+	size_t i, ci = 0, base;
 	int rc;
 
 	memset(&g, 0, sizeof(g));
@@ -449,9 +449,19 @@ int astra_harness_generate(const struct astra_harness *h, struct astra_buf *out,
 		astra_vec_clear(&g.ns);
 		return -1;
 	}
-	g.open_braces = astra_screen_scope(h->src_text, h->src_len, g.k->start, &g.ns);
+	/*
+	 * The scope and the conditionals open at the kernel are those of the
+	 * whole text before it: the prefix (a header included inside
+	 * `#ifdef __CUDACC__` or a namespace) and the kernel's file.
+	 */
+	for (i = 0; i < h->nr_prefix; i++)
+		astra_buf_add(&ctx, h->prefix[i].text, h->prefix[i].len);
+	base = ctx.len;
+	astra_buf_add(&ctx, h->src_text, h->src_len);
+	g.open_braces = astra_screen_scope(ctx.buf, ctx.len, base + g.k->start, &g.ns);
 	if (g.open_braces < 0) {
 		astra_vec_clear(&g.ns);
+		astra_buf_release(&ctx);
 		return fail(&g, "the kernel is not at namespace scope");
 	}
 	for (i = 0; i < g.ns.nr; i++)
@@ -472,7 +482,16 @@ int astra_harness_generate(const struct astra_harness *h, struct astra_buf *out,
 	 */
 	astra_buf_adds(out, "#line 1 \"" ASTRA_HARNESS_RT_FILE "\"\n");
 	astra_buf_adds(out, astra_harness_runtime);
-	astra_buf_adds(out, "\n#define main astra_tu_main_\n#line 1 ");
+	astra_buf_adds(out, "\n#define main astra_tu_main_\n");
+	for (i = 0; i < h->nr_prefix; i++) {
+		astra_buf_adds(out, "#line 1 ");
+		add_c_string(out, h->prefix[i].path);
+		astra_buf_addch(out, '\n');
+		astra_buf_add(out, h->prefix[i].text, h->prefix[i].len);
+		if (h->prefix[i].len && h->prefix[i].text[h->prefix[i].len - 1] != '\n')
+			astra_buf_addch(out, '\n');
+	}
+	astra_buf_adds(out, "#line 1 ");
 	add_c_string(out, h->src_path);
 	astra_buf_addch(out, '\n');
 	astra_buf_add(out, h->src_text, g.k->end);
@@ -480,8 +499,9 @@ int astra_harness_generate(const struct astra_harness *h, struct astra_buf *out,
 	for (i = 0; i < (size_t)g.open_braces; i++)
 		astra_buf_adds(out, "}");
 	/* the #endif of an include guard (or of #ifdef __CUDACC__) around the kernel comes after it */
-	for (i = astra_screen_open_conditionals(h->src_text, h->src_len, g.k->end); i > 0; i--)
+	for (i = astra_screen_open_conditionals(ctx.buf, ctx.len, base + g.k->end); i > 0; i--)
 		astra_buf_adds(out, "\n#endif");
+	astra_buf_release(&ctx);
 	astra_buf_adds(out, "\n#undef main\n");
 
 	for (i = 0; i < h->nr_cands; i++) {

@@ -4,6 +4,8 @@
  * One generated CUDA program holds, in this order (doc/verify.md shows one):
  *   1. the original file's text up to the end of the annotated kernel, under
  *      `#line` so diagnostics name the original file; its main() renamed.
+ *      A header's kernel comes after the compile unit's text before the
+ *      header (struct astra_harness's prefix).
  *      This is the reference: the original kernel, compiled from its own
  *      TU text with the TU's flags, seeing exactly what it saw.
  *   2. the runtime (harness-rt.cuh, embedded in astra-cc).
@@ -41,11 +43,27 @@ struct astra_harness_cand {
 	const char *grid, *block, *shmem; /* own geometry; NULL: the pragma's */
 };
 
+/* Text that comes before the kernel's file: a part of a file, named by #line. */
+struct astra_harness_part {
+	const char *path;               /* as #line names it; no newline */
+	const char *text;
+	size_t len;
+};
+
 struct astra_harness {
 	const struct astra_kernel *kernel;
 	const char *src_path;           /* the file that defines the kernel (as #line names it) */
 	const char *src_text;           /* its text; kernel->start/end are offsets into it */
 	size_t src_len;
+	/*
+	 * For a kernel in a header: what the compile unit has before the
+	 * header, outermost first (the main file up to its #include line that
+	 * reaches the header, then each header of the chain up to its own),
+	 * emitted before src_text so that the kernel's context is the
+	 * build's.  NULL, 0 for a kernel in the main file.
+	 */
+	const struct astra_harness_part *prefix;
+	size_t nr_prefix;
 	const struct astra_harness_cand *cands;
 	size_t nr_cands;
 };

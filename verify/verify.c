@@ -69,6 +69,8 @@ struct vctx {
 	char *stop_why;               /* which limit stopped the last run, or NULL */
 	const char *src_path;
 	struct astra_buf src;     /* the text of the file that defines the kernel */
+	struct astra_harness_part *prefix; /* a header's kernel: what the TU has before it (harness.h) */
+	size_t nr_prefix;
 	int gpu_cc;               /* 0: no GPU seen */
 	char *gpu_why;            /* why no GPU */
 	struct astra_vec flags;   /* nvcc flags for test programs (without -o and input) */
@@ -163,11 +165,27 @@ static int probe_gpu(struct vctx *c)
  * quotes, where a shell still expands `$` and backquotes, and -I would
  * also change where <x> includes are found.
  */
-static void quote_dir(struct vctx *c, const char *dir)
+/*
+ * Quoted includes are looked for in dir (through the link ASTRA_VERIFY_SRCDIR_LINK,
+ * or that name with "-<nth>" for the nth further directory) unless seen holds it.
+ */
+static void quote_dir(struct vctx *c, const char *dir, struct astra_vec *seen)
 {
 	char *abs = realpath(dir, NULL);
-	char *link = xasprintf("%s/" ASTRA_VERIFY_SRCDIR_LINK, c->dir);
+	char *link;
 	const char *use = NULL;
+	size_t i;
+	for (i = 0; abs && i < seen->nr; i++)
+		if (!strcmp(seen->v[i], abs)) {
+			free(abs);
+			return;
+		}
+	if (!seen->nr)
+		link = xasprintf("%s/" ASTRA_VERIFY_SRCDIR_LINK, c->dir);
+	else
+		link = xasprintf("%s/" ASTRA_VERIFY_SRCDIR_LINK "-%zu", c->dir, seen->nr);
+	if (abs)
+		astra_vec_push(seen, abs);
 	if (!abs) {
 		note(c, "cannot resolve %s (%s): the test program's quoted includes are not looked for there", dir,
 		     strerror(errno));
@@ -197,6 +215,7 @@ static void quote_dir(struct vctx *c, const char *dir)
 static void build_flags(struct vctx *c)
 {
 	const struct astra_cmdline *cl = c->cl;
+	struct astra_vec seen = ASTRA_VEC_INIT;
 	char *srcdir, *slash;
 	size_t i;
 	int cc = c->o->cc ? c->o->cc : c->gpu_cc;
@@ -243,8 +262,21 @@ static void build_flags(struct vctx *c)
 	slash = strrchr(srcdir, '/');
 	if (slash)
 		*slash = '\0';
-	quote_dir(c, slash ? srcdir : ".");
+	quote_dir(c, slash ? srcdir : ".", &seen);
 	free(srcdir);
+	/*
+	 * A header's kernel: the directories of the files before it (the
+	 * TU's), after the header's own, for their quoted includes.
+	 */
+	for (i = 0; i < c->nr_prefix; i++) {
+		srcdir = xstrdup(c->prefix[i].path);
+		slash = strrchr(srcdir, '/');
+		if (slash)
+			*slash = '\0';
+		quote_dir(c, slash ? srcdir : ".", &seen);
+		free(srcdir);
+	}
+	astra_vec_clear(&seen);
 	astra_vec_push(&c->flags, "-lineinfo");
 	astra_vec_push(&c->flags, "-Xptxas");
 	astra_vec_push(&c->flags, "-v");
@@ -284,6 +316,8 @@ static int build(struct vctx *c, const size_t *sel, size_t nsel, const char *tag
 	h.src_path = c->src_path;
 	h.src_text = c->src.buf;
 	h.src_len = c->src.len;
+	h.prefix = c->prefix;
+	h.nr_prefix = c->nr_prefix;
 	h.cands = hc;
 	h.nr_cands = nsel;
 	if (astra_harness_generate(&h, &text, &why) < 0) {
@@ -1697,14 +1731,66 @@ static void setup_candidates(struct vctx *c, const struct astra_variant *cands, 
 	}
 }
 
+/*
+ * A kernel in header kf: what the compiler has seen when it enters the
+ * header, as c->prefix: the main file up to the #include line that reaches
+ * the header, then each header on the way up to its own #include line
+ * (tu->includes says who first included whom, and where).  The header's
+ * host code may use what only the main file's earlier includes declare
+ * (cuda-samples' getLastCudaError from helper_cuda.h).
+ */
+static void header_prefix(struct vctx *c, const char *kf)
+{
+	const struct astra_includes *inc = &c->tu->includes;
+	struct stat st;
+	size_t i, n = 0;
+	long at = -1;
+	int have = stat(kf, &st) == 0;
+
+	for (i = 0; i < inc->nr && at < 0; i++) {
+		const struct astra_header *h = &inc->items[i];
+		if (h->text && ((have && h->dev == st.st_dev && h->ino == st.st_ino) || !strcmp(h->path, kf)))
+			at = (long)i;
+	}
+	if (at < 0) {
+		note(c, "%s: not found among the compile unit's includes: the test program has the header's "
+		     "text alone", kf);
+		return;
+	}
+	/* the chain's length first, then the parts outermost first */
+	for (i = (size_t)at; n <= inc->nr; n++) {
+		if (inc->items[i].parent < 0)
+			break;
+		i = (size_t)inc->items[i].parent;
+	}
+	if (n > inc->nr)
+		return; /* a cycle: cannot be (each file once) */
+	c->nr_prefix = n + 1;
+	c->prefix = xcalloc(c->nr_prefix, sizeof(*c->prefix));
+	for (i = (size_t)at; ; i = (size_t)inc->items[i].parent) {
+		const struct astra_header *h = &inc->items[i];
+		struct astra_harness_part *p = &c->prefix[n--];
+		if (h->parent < 0) {
+			p->path = c->tu->path;
+			p->text = c->tu->text;
+			p->len = h->at <= c->tu->len ? h->at : c->tu->len;
+			break;
+		}
+		p->path = inc->items[h->parent].path;
+		p->text = inc->items[h->parent].text;
+		p->len = h->at <= inc->items[h->parent].len ? h->at : inc->items[h->parent].len;
+	}
+}
+
 static int load_source(struct vctx *c)
 {
 	const char *kf = c->k->file;
 	if (kf && c->tu->path && strcmp(kf, c->tu->path)) {
-		/* A kernel in a header: its own text is the reference's context. */
+		/* A kernel in a header: its text after what the TU has before it. */
 		if (astra_buf_read_file(&c->src, kf, 0) < 0)
 			return error("cannot read %s: %s", kf, strerror(errno));
 		c->src_path = kf;
+		header_prefix(c, kf);
 		return 0;
 	}
 	astra_buf_add(&c->src, c->tu->text, c->tu->len);
@@ -1843,6 +1929,7 @@ out:
 	free(c.map);
 	astra_vec_clear(&c.flags);
 	astra_buf_release(&c.src);
+	free(c.prefix);
 	astra_buf_release(&c.notes);
 	return rc;
 }
