@@ -116,9 +116,14 @@ struct astra_ir {
 /*
  * Lift kernel k.  Returns 0 with *ir filled, or -1 with why holding one
  * line "file:line: reason" (no newline).  ir must be released either way.
+ * The last few kernels' results are kept (the same kernel, its text, its
+ * launch and place unchanged: planning lifts it once per lowering rule)
+ * and handed out as copies.
  */
 int astra_ir_lift(const struct astra_kernel *k, struct astra_ir *ir, struct astra_buf *why);
 void astra_ir_release(struct astra_ir *ir);
+/* dst (uninitialized) becomes a copy of src with its own arena, sharing kept (node.c). */
+void astra_ir_copy(struct astra_ir *dst, const struct astra_ir *src);
 
 /* The one-line form: "y[r,c] = x[r,c] * g[c]  (rows=N, cols=K)". */
 void astra_ir_print(const struct astra_ir *ir, struct astra_buf *out);

@@ -933,7 +933,8 @@ static unsigned body_line(const struct astra_kernel *k)
 	return line;
 }
 
-int astra_ir_lift(const struct astra_kernel *k, struct astra_ir *ir, struct astra_buf *why)
+/* The lifting itself; astra_ir_lift (lift-memo.c) keeps its last results. */
+int lift_kernel(const struct astra_kernel *k, struct astra_ir *ir, struct astra_buf *why)
 {
 	struct lifter *L = xcalloc(1, sizeof(*L));
 	struct astra_ir_stmt *body;

@@ -78,6 +78,7 @@ struct lifter {
 };
 
 /* lift.c */
+int lift_kernel(const struct astra_kernel *k, struct astra_ir *ir, struct astra_buf *why);
 ASTRA_NORETURN void lift_fail(struct lifter *L, const char *fmt, ...) ASTRA_PRINTF(2, 3) ;
 struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n);
 struct astra_ir_node *lift_num(struct lifter *L, const char *s);

@@ -7,7 +7,7 @@ libastra_a_SOURCES += \
 	ir/print.c ir/print.h \
 	ir/parse.c ir/parse.h \
 	ir/lift.c ir/lift.h \
-	ir/lift-stmt.c ir/lift-tile.c ir/lift-share.c \
+	ir/lift-stmt.c ir/lift-tile.c ir/lift-share.c ir/lift-memo.c \
 	ir/lower.c ir/lower.h \
 	ir/lower-reduce.c ir/lower-reduce.h \
 	ir/lower-transpose.c ir/lower-transpose.h \
