@@ -31,16 +31,6 @@
 #include "ir/lift.h"
 #include "lib/util.h"
 
-static struct astra_ir_node *atom(struct lifter *L, const char *s)
-{
-	return astra_ir_node(L->ar, IR_ATOM, s, 0);
-}
-
-static struct astra_ir_node *bin(struct lifter *L, const char *op, struct astra_ir_node *a, struct astra_ir_node *b)
-{
-	return astra_ir_node(L->ar, IR_BIN, op, 2, a, b);
-}
-
 static struct astra_ir_node *word(struct lifter *L, const char *s)
 {
 	return astra_ir_node(L->ar, isdigit((unsigned char)*s) ? IR_NUM : IR_NAME, s, 0);
@@ -70,7 +60,7 @@ static struct astra_ir_node *side(struct lifter *L)
 /* The row of a thread's place in the tile: threadIdx.y, plus the tile loop's offset. */
 static struct astra_ir_node *tile_y(struct lifter *L)
 {
-	return L->tile_t ? bin(L, "+", atom(L, "tid.y"), atom(L, "tile.row")) : atom(L, "tid.y");
+	return L->tile_t ? lift_bin(L, "+", lift_atom(L, "tid.y"), lift_atom(L, "tile.row")) : lift_atom(L, "tid.y");
 }
 
 static const char *const raw[] = {"tid.x", "tid.y", "tid.z", "tile.row", "lane", "warp", "i", NULL};
@@ -98,7 +88,7 @@ struct astra_ir_node *lift_share_staged(struct lifter *L, struct lvar *v, const 
 	if (!ok || depends_any(val, raw))
 		return NULL;
 	y = tile_y(L);
-	x = atom(L, "tid.x");
+	x = lift_atom(L, "tid.x");
 	yt = lift_text(y);
 	xt = lift_text(x);
 	at = xasprintf("[%s][%s]", yt, xt);
@@ -111,8 +101,8 @@ struct astra_ir_node *lift_share_staged(struct lifter *L, struct lvar *v, const 
 	if (!ok)
 		return NULL;
 	/* [x][y] was stored by the block's thread at [y][x]: its r and c, in this thread's indices */
-	val = lift_replace(L, val, "r", bin(L, "+", bin(L, "*", s, atom(L, "bid.y")), x));
-	return lift_replace(L, val, "c", bin(L, "+", bin(L, "*", s, atom(L, "bid.x")), y));
+	val = lift_replace(L, val, "r", lift_bin(L, "+", lift_bin(L, "*", s, lift_atom(L, "bid.y")), x));
+	return lift_replace(L, val, "c", lift_bin(L, "+", lift_bin(L, "*", s, lift_atom(L, "bid.x")), y));
 }
 
 static const char *const thread[] = {"tid.x", "tid.y", "tid.z", "bid.x", "bid.y", "bid.z", "tile.row", "lane", "warp",
@@ -130,14 +120,16 @@ static struct astra_ir_node *index_of(struct lifter *L, struct astra_ir_node *e,
 	struct astra_ir_node *z, *ry, *cx;
 	char *a, *b;
 	/* y = (the axis on y) - S * (its block index); threadIdx.x likewise */
-	ry = bin(L, "-", atom(L, swapped ? "c" : "r"), bin(L, "*", s, atom(L, swapped ? "bid.x" : "bid.y")));
-	cx = bin(L, "-", atom(L, swapped ? "r" : "c"), bin(L, "*", s, atom(L, swapped ? "bid.y" : "bid.x")));
+	ry = lift_bin(L, "-", lift_atom(L, swapped ? "c" : "r"),
+		      lift_bin(L, "*", s, lift_atom(L, swapped ? "bid.x" : "bid.y")));
+	cx = lift_bin(L, "-", lift_atom(L, swapped ? "r" : "c"),
+		      lift_bin(L, "*", s, lift_atom(L, swapped ? "bid.y" : "bid.x")));
 	e = lift_replace(L, e, "bdim.x", s);
 	if (!L->tile_t)
 		e = lift_replace(L, e, "bdim.y", s);
 	e = lift_replace(L, e, "tid.x", cx);
 	if (L->tile_t)
-		e = lift_replace(L, e, "tile.row", bin(L, "-", ry, atom(L, "tid.y")));
+		e = lift_replace(L, e, "tile.row", lift_bin(L, "-", ry, lift_atom(L, "tid.y")));
 	else
 		e = lift_replace(L, e, "tid.y", ry);
 	z = lift_replace(L, e, "bid.x", lift_num(L, "0"));
@@ -217,13 +209,14 @@ void lift_share_segment(struct lifter *L, struct astra_ir_node *place, struct as
 	body = v->a[0];
 	if (L->ext_i) {
 		/* the bound cuts the last block's row: it stays in the sum */
-		body = astra_ir_node(L->ar, IR_COND, NULL, 3, bin(L, "<", atom(L, "i"), L->ext_i), body, lift_num(L, "0"));
+		body = astra_ir_node(L->ar, IR_COND, NULL, 3, lift_bin(L, "<", lift_atom(L, "i"), L->ext_i), body,
+				     lift_num(L, "0"));
 		L->ext_i = NULL;
 	}
 	red = astra_ir_node(L->ar, IR_RED, v->s, 1, body);
 	red->axis = "c";
 	red->scope = IR_SCOPE_BLOCK;
-	place->a[0] = atom(L, "r");
+	place->a[0] = lift_atom(L, "r");
 	L->segment = word(L, b);
 	*val = red;
 }
@@ -231,17 +224,11 @@ void lift_share_segment(struct lifter *L, struct astra_ir_node *place, struct as
 int lift_share_finish(struct lifter *L)
 {
 	struct astra_ir *ir = L->ir;
-	struct astra_ir_node *i;
-	size_t j;
 	if (!L->segment)
 		return 0;
 	if (L->ext_i || L->lo_i || L->ext_r)
 		lift_fail(L, "per-block partial results with a bound on the element index besides the sum's");
-	i = bin(L, "+", bin(L, "*", atom(L, "r"), L->segment), atom(L, "c"));
-	for (j = 0; j < ir->nr_stores; j++) {
-		ir->stores[j].index = lift_replace(L, ir->stores[j].index, "i", i);
-		ir->stores[j].value = lift_replace(L, ir->stores[j].value, "i", i);
-	}
+	lift_rename_all(L, "i", lift_bin(L, "+", lift_bin(L, "*", lift_atom(L, "r"), L->segment), lift_atom(L, "c")));
 	ir->mapping = IR_MAP_BLOCK;
 	ir->one_per_thread = 1;
 	ir->cols = lift_ext(L, L->segment);

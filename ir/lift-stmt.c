@@ -664,7 +664,8 @@ static int block_size(struct lifter *L, struct astra_ir_node *n)
  * reduce0 and reduce1):
  *   for (s = 1; s < blockDim.x; s *= 2) { if (tid % (2 * s) == 0) sh[tid] += sh[tid + s]; __syncthreads(); }
  *   (or `(tid & (2 * s - 1)) == 0`, the same for s a power of two)
- *   for (s = 1; s < blockDim.x; s *= 2) { int j = 2 * s * tid; if (j < blockDim.x) sh[j] += sh[j + s]; __syncthreads(); }
+ *   for (s = 1; s < blockDim.x; s *= 2) {
+ *           int j = 2 * s * tid; if (j < blockDim.x) sh[j] += sh[j + s]; __syncthreads(); }
  * sh[0] ends with the whole block's combination when the block is a power
  * of two (else the last steps read past it): the launch's block must be one.
  */
@@ -710,16 +711,16 @@ static void doubling_tree(struct lifter *L, struct astra_ir_stmt *s, const struc
 			op = e->kind == IR_BIN && !strcmp(e->s, "+") ? "sum" : e->kind == IR_CALL ? lift_reduce_op(e->s) : NULL;
 		cond = lift_eval(L, iff->e);
 		/* tid % (2 * s) == 0 (or tid & (2 * s - 1)) at sh[tid]; or j < blockDim.x at sh[j], j = 2 * s * tid */
-		if (op && cond->kind == IR_BIN && !strcmp(cond->s, "==") && !strcmp(tt, "tid.x"))
+		if (op && cond->kind == IR_BIN && !strcmp(cond->s, "==") && !strcmp(tt, "tid.x")) {
+			char *t2 = lift_text(two_s), *t3 = lift_text(lift_bin(L, "-", two_s, lift_num(L, "1")));
 			for (j = 0; j < 2 && !ok; j++) {
 				struct astra_ir_node *m = cond->a[j], *z = cond->a[1 - j];
-				char *t2 = lift_text(two_s);
-				char *t3 = lift_text(astra_ir_node(L->ar, IR_BIN, "-", 2, two_s, lift_num(L, "1")));
 				ok = lift_is(z, "0") && m->kind == IR_BIN && lift_is(m->a[0], "tid.x") &&
 				     ((!strcmp(m->s, "%") && lift_is(m->a[1], t2)) || (!strcmp(m->s, "&") && lift_is(m->a[1], t3)));
-				free(t2);
-				free(t3);
 			}
+			free(t2);
+			free(t3);
+		}
 		if (op && !ok && cond->kind == IR_BIN && !strcmp(cond->s, "<") && lift_is(cond->a[0], tt) &&
 		    block_size(L, cond->a[1])) {
 			char *t2 = lift_text(astra_ir_node(L->ar, IR_BIN, "*", 2, two_s, astra_ir_node(L->ar, IR_ATOM, "tid.x", 0)));

@@ -183,11 +183,6 @@ static struct astra_ir_node *at(struct lifter *L, struct astra_ir_node *n, const
 	return fold(L, lift_replace(L, n, "bid.y", lift_num(L, by)));
 }
 
-static struct astra_ir_node *bin(struct lifter *L, const char *op, struct astra_ir_node *a, struct astra_ir_node *b)
-{
-	return astra_ir_node(L->ar, IR_BIN, op, 2, a, b);
-}
-
 static int same(struct astra_ir_node *a, struct astra_ir_node *b)
 {
 	char *t = lift_text(b);
@@ -203,12 +198,12 @@ struct astra_ir_node *lift_tile_row(struct lifter *L, struct astra_ir_node *v)
 	if (!L->tile_t || !lift_depends(v, "tid.y"))
 		return v;
 	z = at(L, v, "0", "0", "0");
-	p = bin(L, "-", at(L, v, "1", "0", "0"), z);
+	p = lift_bin(L, "-", at(L, v, "1", "0", "0"), z);
 	if (lift_is(p, "0"))
 		return v;
-	row = bin(L, "+", bin(L, "+", astra_ir_node(L->ar, IR_ATOM, "tid.y", 0), astra_ir_node(L->ar, IR_ATOM, "tile.row", 0)),
-		  bin(L, "*", L->tile_t, astra_ir_node(L->ar, IR_ATOM, "bid.y", 0)));
-	if (!same(v, bin(L, "+", z, bin(L, "*", row, p))))
+	row = lift_bin(L, "+", lift_bin(L, "+", lift_atom(L, "tid.y"), lift_atom(L, "tile.row")),
+		       lift_bin(L, "*", L->tile_t, lift_atom(L, "bid.y")));
+	if (!same(v, lift_bin(L, "+", z, lift_bin(L, "*", row, p))))
 		return v;   /* not the tile's row: left to the caller (threadIdx.y + k of a shared tile) */
 	t = lift_text(p);
 	if (!strcmp(t, "1"))
@@ -220,8 +215,8 @@ struct astra_ir_node *lift_tile_row(struct lifter *L, struct astra_ir_node *v)
 	free(t);
 	row = astra_ir_node(L->ar, IR_ATOM, "r", 0);
 	if (coef)
-		row = bin(L, "*", row, coef);
-	return is_num(z, "0") ? row : bin(L, "+", z, row);
+		row = lift_bin(L, "*", row, coef);
+	return is_num(z, "0") ? row : lift_bin(L, "+", z, row);
 }
 
 const char *lift_grid_extent(struct lifter *L, int axis)

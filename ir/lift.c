@@ -32,12 +32,12 @@ struct astra_ir_node *lift_num(struct lifter *L, const char *s)
 	return astra_ir_node(L->ar, IR_NUM, s, 0);
 }
 
-static struct astra_ir_node *atom(struct lifter *L, const char *s)
+struct astra_ir_node *lift_atom(struct lifter *L, const char *s)
 {
 	return astra_ir_node(L->ar, IR_ATOM, s, 0);
 }
 
-static struct astra_ir_node *bin(struct lifter *L, const char *op, struct astra_ir_node *a, struct astra_ir_node *b)
+struct astra_ir_node *lift_bin(struct lifter *L, const char *op, struct astra_ir_node *a, struct astra_ir_node *b)
 {
 	return astra_ir_node(L->ar, IR_BIN, op, 2, a, b);
 }
@@ -182,7 +182,7 @@ static struct astra_ir_node *bind(struct lifter *L, struct astra_ir_node *v, int
 		v = lift_tile_row(L, v);
 	if (top && v->kind == IR_ATOM && !strcmp(v->s, "bid.x") && !L->twod) {
 		set_mapping(L, IR_MAP_BLOCK);
-		return atom(L, "r");
+		return lift_atom(L, "r");
 	}
 	if (v->kind == IR_ATOM || v->kind == IR_NUM || v->kind == IR_NAME)
 		return v;
@@ -191,12 +191,12 @@ static struct astra_ir_node *bind(struct lifter *L, struct astra_ir_node *v, int
 	if (v->kind == IR_BIN) {
 		struct astra_ir_node *a = bind(L, v->a[0], 0), *b = bind(L, v->a[1], 0);
 		if (a != v->a[0] || b != v->a[1])
-			v = bin(L, v->s, a, b);
+			v = lift_bin(L, v->s, a, b);
 	}
 	t = lift_text(v);
 	if (L->k->pragma.block && strcmp(t, "bdim.x*bid.x + tid.x") && !is_param_name(L, L->k->pragma.block)) {
 		/* blockIdx.x * BLOCK_SIZE + threadIdx.x, BLOCK_SIZE the launch's block */
-		struct astra_ir_node *w = replace_name(L, v, L->k->pragma.block, atom(L, "bdim.x"));
+		struct astra_ir_node *w = replace_name(L, v, L->k->pragma.block, lift_atom(L, "bdim.x"));
 		char *t2 = lift_text(w);
 		if (!strcmp(t2, "bdim.x*bid.x + tid.x")) {
 			free(t);
@@ -213,7 +213,7 @@ static struct astra_ir_node *bind(struct lifter *L, struct astra_ir_node *v, int
 			char *t2;
 			if (!d[j] || is_param_name(L, d[j]))
 				continue;
-			w = replace_name(L, v, d[j], atom(L, j ? "bdim.y" : "bdim.x"));
+			w = replace_name(L, v, d[j], lift_atom(L, j ? "bdim.y" : "bdim.x"));
 			t2 = lift_text(w);
 			if (!strcmp(t2, want[j])) {
 				free(t);
@@ -225,26 +225,26 @@ static struct astra_ir_node *bind(struct lifter *L, struct astra_ir_node *v, int
 	}
 	if (!strcmp(t, "bdim.x*bid.x + tid.x")) {
 		set_mapping(L, L->twod ? IR_MAP_2D : IR_MAP_THREAD);
-		v = atom(L, L->twod ? "c" : "i");
+		v = lift_atom(L, L->twod ? "c" : "i");
 		if (L->twod)
 			L->uses_c = 1;
 	} else if (!strcmp(t, "bdim.y*bid.y + tid.y")) {
 		set_mapping(L, IR_MAP_2D);
-		v = atom(L, "r");
+		v = lift_atom(L, "r");
 	} else if (!strcmp(t, "bdim.y*bid.x + tid.y")) {
 		set_mapping(L, IR_MAP_2D_ROWS);
-		v = atom(L, "r");
+		v = lift_atom(L, "r");
 	} else {
 		for (j = 0; lane[j]; j++)
 			if (!strcmp(t, lane[j]))
-				v = atom(L, "lane");
+				v = lift_atom(L, "lane");
 		for (j = 0; warp[j]; j++)
 			if (!strcmp(t, warp[j]))
-				v = atom(L, "warp");
+				v = lift_atom(L, "warp");
 		for (j = 0; warp_rows[j]; j++)
 			if (!strcmp(t, warp_rows[j])) {
 				set_mapping(L, IR_MAP_WARP);
-				v = atom(L, "r");
+				v = lift_atom(L, "r");
 			}
 	}
 	free(t);
@@ -262,12 +262,12 @@ static struct astra_ir_node *logical(struct lifter *L, struct astra_ir_node *v)
 	if (!L->twod && lift_depends(v, "bid.x") && (L->ir->mapping == IR_MAP_NONE || L->ir->mapping == IR_MAP_BLOCK)) {
 		/* blockIdx.x alone in an index or offset: a block per row */
 		set_mapping(L, IR_MAP_BLOCK);
-		v = replace(L, v, "bid.x", atom(L, "r"));
+		v = replace(L, v, "bid.x", lift_atom(L, "r"));
 	}
 	if (L->ir->mapping == IR_MAP_BLOCK && lift_depends(v, "tid.x")) {
 		L->ir->one_per_thread = 1;
 		L->uses_c = 1;
-		return replace(L, v, "tid.x", atom(L, "c"));
+		return replace(L, v, "tid.x", lift_atom(L, "c"));
 	}
 	return v;
 }
@@ -494,7 +494,7 @@ static struct astra_ir_node *member(struct lifter *L, struct astra_ir_node *n)
 				free(s);
 				if (!strcmp(n->s, "y") || !strcmp(n->s, "z"))
 					L->twod = 1;
-				return atom(L, a);
+				return lift_atom(L, a);
 			}
 	lift_fail(L, "a member access (`.%s`: vector types, structures) is not modelled", n->s);
 	return NULL;
@@ -573,13 +573,13 @@ static struct astra_ir_node *read_shared(struct lifter *L, struct lvar *v, struc
 	struct astra_ir_node *r;
 	if (!v->val)
 		lift_fail(L, "reads the shared `%s` before anything is stored in it", v->name);
-	if (place && v->at && !v->warp_slots && v->val->kind != IR_RED && v->val->kind != IR_PARTIAL && strcmp(place, v->at) &&
-	    (r = lift_share_staged(L, v, place)) != NULL)
-		return r;   /* a staged transpose (lift-share.c) */
-	if (place && v->at && !v->warp_slots && v->val->kind != IR_RED && v->val->kind != IR_PARTIAL && strcmp(place, v->at))
+	if (place && v->at && !v->warp_slots && v->val->kind != IR_RED && v->val->kind != IR_PARTIAL && strcmp(place, v->at)) {
+		if ((r = lift_share_staged(L, v, place)) != NULL)
+			return r;   /* a staged transpose (lift-share.c) */
 		lift_fail(L, "reads the shared `%s` at %s, where this thread stored %s: of the values passed between threads "
 			  "through shared memory, only a square tile stored once and read transposed after a barrier is "
 			  "modelled", v->name, shown(L, place), shown(L, v->at));
+	}
 	if (!v->warp_slots)
 		return v->val;
 	ix = lift_bind(L, ix);
@@ -636,7 +636,7 @@ struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n)
 		b = lift_eval(L, n->a[1]);
 		if (a->kind != IR_PTR)
 			lift_fail(L, "indexes something that is not a parameter's pointer");
-		return deref(L, astra_ir_node(L->ar, IR_PTR, a->s, 1, bin(L, "+", a->a[0], b)));
+		return deref(L, astra_ir_node(L->ar, IR_PTR, a->s, 1, lift_bin(L, "+", a->a[0], b)));
 	case IR_UN:
 		if (!strcmp(n->s, "&")) {
 			if (n->a[0]->kind != IR_INDEX)
@@ -644,7 +644,7 @@ struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n)
 			a = lift_eval(L, n->a[0]->a[0]);
 			if (a->kind != IR_PTR)
 				lift_fail(L, "takes the address of an element of something that is not a parameter");
-			return astra_ir_node(L->ar, IR_PTR, a->s, 1, bin(L, "+", a->a[0], lift_eval(L, n->a[0]->a[1])));
+			return astra_ir_node(L->ar, IR_PTR, a->s, 1, lift_bin(L, "+", a->a[0], lift_eval(L, n->a[0]->a[1])));
 		}
 		a = lift_eval(L, n->a[0]);
 		if (!strcmp(n->s, "*"))
@@ -658,9 +658,9 @@ struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n)
 		a = lift_eval(L, n->a[0]);
 		b = lift_eval(L, n->a[1]);
 		if (a->kind == IR_PTR && (!strcmp(n->s, "+") || !strcmp(n->s, "-")))
-			return astra_ir_node(L->ar, IR_PTR, a->s, 1, logical(L, lift_bind(L, bin(L, n->s, a->a[0], b))));
+			return astra_ir_node(L->ar, IR_PTR, a->s, 1, logical(L, lift_bind(L, lift_bin(L, n->s, a->a[0], b))));
 		if (b->kind == IR_PTR && !strcmp(n->s, "+"))
-			return astra_ir_node(L->ar, IR_PTR, b->s, 1, logical(L, lift_bind(L, bin(L, "+", b->a[0], a))));
+			return astra_ir_node(L->ar, IR_PTR, b->s, 1, logical(L, lift_bind(L, lift_bin(L, "+", b->a[0], a))));
 		if (a->kind == IR_PTR || b->kind == IR_PTR)
 			lift_fail(L, "pointer arithmetic other than an offset");
 		if (!L->in_shfl && (is_partial(a) || is_partial(b)))
@@ -690,9 +690,9 @@ struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n)
 				lift_fail(L, "the flat index is split into a row and a column, and a loop runs over columns");
 			L->split = b;
 			L->uses_c = 1;
-			return atom(L, n->s[0] == '/' ? "r" : "c");
+			return lift_atom(L, n->s[0] == '/' ? "r" : "c");
 		}
-		return lift_bind(L, bin(L, n->s, a, b));
+		return lift_bind(L, lift_bin(L, n->s, a, b));
 	case IR_COND:
 		a = lift_eval(L, n->a[0]);
 		{
@@ -808,7 +808,7 @@ static const char *stride_of(struct lifter *L, const struct astra_ir_node *n)
 	if (n->kind == IR_LOAD && lift_depends(n->a[0], "r") && lift_depends(n->a[0], "c")) {
 		struct astra_ir_node *r0 = replace(L, replace(L, n->a[0], "c", lift_num(L, "0")), "r", lift_num(L, "1"));
 		struct astra_ir_node *base = replace(L, replace(L, n->a[0], "c", lift_num(L, "0")), "r", lift_num(L, "0"));
-		char *t = lift_text(bin(L, "-", r0, base));
+		char *t = lift_text(lift_bin(L, "-", r0, base));
 		s = astra_ir_strdup(L->ar, t, strlen(t));
 		free(t);
 		return s;
@@ -832,7 +832,7 @@ const char *lift_ext(struct lifter *L, const struct astra_ir_node *n)
 	return s;
 }
 
-static void rename_all(struct lifter *L, const char *from, struct astra_ir_node *to)
+void lift_rename_all(struct lifter *L, const char *from, struct astra_ir_node *to)
 {
 	size_t j;
 	for (j = 0; j < L->ir->nr_stores; j++) {
@@ -851,7 +851,7 @@ static void finish(struct lifter *L)
 		/* per-block partial results: a row per block (lift-share.c) */
 	} else if (L->split) {
 		struct astra_ir_node *e = L->ext_i;
-		rename_all(L, "i", bin(L, "+", bin(L, "*", atom(L, "r"), L->split), atom(L, "c")));
+		lift_rename_all(L, "i", lift_bin(L, "+", lift_bin(L, "*", lift_atom(L, "r"), L->split), lift_atom(L, "c")));
 		ir->cols = lift_ext(L, L->split);
 		if (e && e->kind == IR_BIN && !strcmp(e->s, "*") && !strcmp(lift_ext(L, e->a[1]), ir->cols))
 			ir->rows = lift_ext(L, e->a[0]);
@@ -861,7 +861,7 @@ static void finish(struct lifter *L)
 			lift_fail(L, "the flat index is split by %s, its bound is not a multiple of it", ir->cols);
 	} else {
 		/* a thread per row (with a column loop), or a flat space printed with i */
-		rename_all(L, "i", atom(L, "r"));
+		lift_rename_all(L, "i", lift_atom(L, "r"));
 		if (L->ext_i && !L->ext_r)
 			L->ext_r = L->ext_i;
 		if (!L->uses_c)
@@ -878,7 +878,7 @@ static void finish(struct lifter *L)
 	if (L->lo_r && !lift_is(L->lo_r, "0"))
 		ir->rows_lo = lift_ext(L, L->lo_r);
 	if (L->lo_c && !L->split)
-		L->lo_c = replace(L, L->lo_c, "i", atom(L, "r"));   /* a triangle: the columns from the row on */
+		L->lo_c = replace(L, L->lo_c, "i", lift_atom(L, "r"));   /* a triangle: the columns from the row on */
 	if (L->lo_c && !lift_is(L->lo_c, "0")) {
 		ir->cols_lo = lift_ext(L, L->lo_c);
 		ir->cols_first = L->lo_c;

@@ -82,6 +82,10 @@ int lift_kernel(const struct astra_kernel *k, struct astra_ir *ir, struct astra_
 ASTRA_NORETURN void lift_fail(struct lifter *L, const char *fmt, ...) ASTRA_PRINTF(2, 3) ;
 struct astra_ir_node *lift_eval(struct lifter *L, struct astra_ir_node *n);
 struct astra_ir_node *lift_num(struct lifter *L, const char *s);
+struct astra_ir_node *lift_atom(struct lifter *L, const char *s);
+struct astra_ir_node *lift_bin(struct lifter *L, const char *op, struct astra_ir_node *a, struct astra_ir_node *b);
+/* Every store's index and value with atom `from` replaced by `to`. */
+void lift_rename_all(struct lifter *L, const char *from, struct astra_ir_node *to);
 struct lvar *lift_var(struct lifter *L, const char *name);
 struct lvar *lift_declare(struct lifter *L, const char *name);
 char *lift_text(const struct astra_ir_node *n);   /* canonical poly text, malloc'd */

@@ -48,6 +48,31 @@
 #include "rules/helpers.h"
 #include "rules/rule.h"
 
+/*
+ * The one type every types() set of the pragma gives the name t, resolved
+ * (malloc'd); NULL when a set gives none, the sets differ, or there is no
+ * set.
+ */
+static char *types_give(struct astra_rk *rk, const char *t)
+{
+	char *first = NULL;
+	size_t i;
+	for (i = 0; i < rk->k->pragma.nr_types; i++) {
+		const char *a = astra_rk_type_arg(rk, i, t);
+		char *u = a ? astra_rk_resolve_type(rk, a) : NULL;
+		if (!u || (first && strcmp(first, u))) {
+			free(u);
+			free(first);
+			return NULL;
+		}
+		if (first)
+			free(u);
+		else
+			first = u;
+	}
+	return first;
+}
+
 /* Every pointer parameter a float buffer (the IR drops conversions); else 0 with why. */
 int astra_rk_float_buffers(struct astra_rk *rk, struct astra_buf *why)
 {
@@ -60,16 +85,11 @@ int astra_rk_float_buffers(struct astra_rk *rk, struct astra_buf *why)
 			continue;
 		t = astra_rk_resolve_type(rk, p->elem_type ? p->elem_type : p->type);
 		ok = t && !strcmp(t, "float");
-		if (t && !ok && rk->k->pragma.nr_types) {
+		if (t && !ok) {
 			/* a template parameter that every types() set of the pragma makes float */
-			size_t i;
-			ok = 1;
-			for (i = 0; i < rk->k->pragma.nr_types && ok; i++) {
-				const char *a = astra_rk_type_arg(rk, i, t);
-				char *u = a ? astra_rk_resolve_type(rk, a) : NULL;
-				ok = u && !strcmp(u, "float");
-				free(u);
-			}
+			char *u = types_give(rk, t);
+			ok = u && !strcmp(u, "float");
+			free(u);
 		}
 		free(t);
 		if (!ok) {
@@ -134,6 +154,15 @@ static int is_ident(const char *s)
 	return 1;
 }
 
+/* A template parameter that every types() set of the pragma makes float, or every one double. */
+static int tmpl_float(struct astra_rk *rk, const char *t)
+{
+	char *u = astra_rk_is_tmpl_param(rk, t) ? types_give(rk, t) : NULL;
+	int ok = u && (!strcmp(u, "float") || !strcmp(u, "double"));
+	free(u);
+	return ok;
+}
+
 /*
  * The one element type of every buffer: float or double, or a name the
  * rules cannot resolve (a macro of a header), spelled alike everywhere.
@@ -142,25 +171,6 @@ static int is_ident(const char *s)
  * parameter that the pragma's types() make float (or double) in every
  * set is that name: the variant computes in it, as the original.
  */
-/* A template parameter that every types() set of the pragma makes float, or every one double. */
-static int tmpl_float(struct astra_rk *rk, const char *t)
-{
-	char *first = NULL;
-	size_t i;
-	int ok = astra_rk_is_tmpl_param(rk, t) && rk->k->pragma.nr_types > 0;
-	for (i = 0; ok && i < rk->k->pragma.nr_types; i++) {
-		const char *a = astra_rk_type_arg(rk, i, t);
-		char *u = a ? astra_rk_resolve_type(rk, a) : NULL;
-		ok = u && (!strcmp(u, "float") || !strcmp(u, "double")) && (!first || !strcmp(first, u));
-		if (!first)
-			first = u;
-		else
-			free(u);
-	}
-	free(first);
-	return ok;
-}
-
 static int one_type(struct astra_rk *rk, char **out_type, struct astra_buf *why)
 {
 	char *type = NULL;
