@@ -155,22 +155,22 @@ static int probe_gpu(struct vctx *c)
 /* -------------------------------------------------------------- compiling */
 
 /*
- * The original's directory for the program's quoted includes, as gcc's
- * -iquote.  nvcc pastes -Xcompiler values into a shell command unquoted
+ * The directory of file (the original's, or one before it in the compile
+ * unit) for the program's quoted includes, as gcc's -iquote.  nvcc pastes -Xcompiler values into a shell command unquoted
  * (and splits them at commas), so the directory's own name would be run
  * by that shell: "my proj" splits in two, "(" is a syntax error, "$(...)"
  * runs a command.  It is reached through a link in the workspace instead
  * (the workspace's path is shell-safe: lib/workspace.h).  Its own -I, an
  * argument nvcc quotes itself, is no way out: nvcc puts it in double
  * quotes, where a shell still expands `$` and backquotes, and -I would
- * also change where <x> includes are found.
+ * also change where <x> includes are found.  The first directory's link
+ * is ASTRA_VERIFY_SRCDIR_LINK, the nth further one's that name with
+ * "-<n>"; a directory seen holds already is not added again.
  */
-/*
- * Quoted includes are looked for in dir (through the link ASTRA_VERIFY_SRCDIR_LINK,
- * or that name with "-<nth>" for the nth further directory) unless seen holds it.
- */
-static void quote_dir(struct vctx *c, const char *dir, struct astra_vec *seen)
+static void quote_dir(struct vctx *c, const char *file, struct astra_vec *seen)
 {
+	char *copy = xstrdup(file), *slash = strrchr(copy, '/');
+	const char *dir = slash ? (*slash = '\0', copy) : ".";
 	char *abs = realpath(dir, NULL);
 	char *link;
 	const char *use = NULL;
@@ -178,6 +178,7 @@ static void quote_dir(struct vctx *c, const char *dir, struct astra_vec *seen)
 	for (i = 0; abs && i < seen->nr; i++)
 		if (!strcmp(seen->v[i], abs)) {
 			free(abs);
+			free(copy);
 			return;
 		}
 	if (!seen->nr)
@@ -204,6 +205,7 @@ static void quote_dir(struct vctx *c, const char *dir, struct astra_vec *seen)
 	}
 	free(abs);
 	free(link);
+	free(copy);
 }
 
 /*
@@ -216,7 +218,6 @@ static void build_flags(struct vctx *c)
 {
 	const struct astra_cmdline *cl = c->cl;
 	struct astra_vec seen = ASTRA_VEC_INIT;
-	char *srcdir, *slash;
 	size_t i;
 	int cc = c->o->cc ? c->o->cc : c->gpu_cc;
 
@@ -258,24 +259,13 @@ static void build_flags(struct vctx *c)
 			}
 		}
 	}
-	srcdir = xstrdup(c->src_path);
-	slash = strrchr(srcdir, '/');
-	if (slash)
-		*slash = '\0';
-	quote_dir(c, slash ? srcdir : ".", &seen);
-	free(srcdir);
+	quote_dir(c, c->src_path, &seen);
 	/*
 	 * A header's kernel: the directories of the files before it (the
 	 * TU's), after the header's own, for their quoted includes.
 	 */
-	for (i = 0; i < c->nr_prefix; i++) {
-		srcdir = xstrdup(c->prefix[i].path);
-		slash = strrchr(srcdir, '/');
-		if (slash)
-			*slash = '\0';
-		quote_dir(c, slash ? srcdir : ".", &seen);
-		free(srcdir);
-	}
+	for (i = 0; i < c->nr_prefix; i++)
+		quote_dir(c, c->prefix[i].path, &seen);
 	astra_vec_clear(&seen);
 	astra_vec_push(&c->flags, "-lineinfo");
 	astra_vec_push(&c->flags, "-Xptxas");
