@@ -13,4 +13,5 @@ libastra_a_SOURCES += \
 	ir/lower-transpose.c ir/lower-transpose.h \
 	ir/lower-nest.c ir/lower-nest.h \
 	ir/lower-matvec.c \
-	ir/lower-stencil.c
+	ir/lower-stencil.c \
+	ir/lower-map.c

@@ -197,9 +197,10 @@ int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *
 {
 	struct nw w;
 	struct astra_buf b = ASTRA_BUF_INIT;
-	const struct astra_ir_node *reds[MAX_OPERANDS];
-	size_t nr = 0, j, m, sig = k->body_start > k->start ? k->body_start - k->start : 0;
-	int rows_walked = 0, col_walk = 0;
+	const struct astra_ir_node *reds[MAX_OPERANDS], *v[MAX_LOADS];
+	char lane[32];
+	size_t nr = 0, nv = 0, j, m, sig = k->body_start > k->start ? k->body_start - k->start : 0;
+	int rows_walked = 0, col_walk = 0, l;
 
 	memset(&w, 0, sizeof(w));
 	w.ir = ir;
@@ -240,13 +241,55 @@ int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *
 		matvec_cols(&w, type, ty, reds, nr, &b);
 		goto done;
 	}
-	astra_buf_adds(&b, "{\n\tconst int astra_lane = threadIdx.x & 31;\n");
+	astra_buf_addf(&b, "{\n\tstruct alignas(4 * sizeof(%s)) astra_vec { %s e[4]; };\n", type, type);
+	astra_buf_adds(&b, "\tconst int astra_lane = threadIdx.x & 31;\n");
 	astra_buf_adds(&b, "\tconst int astra_warps = (blockDim.x >> 5) * gridDim.x;\n");
 	astra_buf_addf(&b, "\tfor (int astra_row = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; astra_row < (%s); "
 			   "astra_row += astra_warps) {\n", ir->rows);
 	for (j = 0; j < nr; j++)
 		astra_buf_addf(&b, "\t\t%s astra_red%zu = 0;\n", type, j);
-	astra_buf_addf(&b, "\t\tfor (int astra_c = astra_lane; astra_c < (%s); astra_c += 32) {\n", ir->cols);
+	for (j = 0; j < nr; j++)
+		nv = astra_nest_row_loads(&w, reds[j]->a[0], v, nv);
+	astra_buf_adds(&b, "\t\tint astra_c0 = 0;\n");
+	if (nv) {
+		/* where every place read along the row is aligned at its first column: 4 columns per lane at a time */
+		astra_buf_adds(&b, "\t\tif (");
+		w.name_c = "0";
+		for (j = 0; j < nv; j++) {
+			astra_buf_addf(&b, "%s((unsigned long long)&%s[", j ? " &&\n\t\t    " : "", v[j]->s);
+			astra_nest_emit(&w, v[j]->a[0], &b);
+			astra_buf_adds(&b, "] & (sizeof(astra_vec) - 1)) == 0");
+		}
+		astra_buf_adds(&b, ") {\n");
+		astra_buf_addf(&b, "\t\t\tfor (int astra_q = astra_lane * 4; astra_q + 3 < (%s); astra_q += 128) {\n",
+			       ir->cols);
+		w.name_c = "astra_q";
+		for (j = 0; j < nv; j++) {
+			astra_buf_addf(&b, "\t\t\t\tconst astra_vec astra_l%zu = *(const astra_vec *)&%s[", j, v[j]->s);
+			astra_nest_emit(&w, v[j]->a[0], &b);
+			astra_buf_adds(&b, "];\n");
+		}
+		for (l = 0; l < 4; l++) {
+			snprintf(lane, sizeof(lane), "(astra_q + %d)", l);
+			w.name_c = lane;
+			for (j = 0; j < nv; j++) {
+				w.rep_load[j] = v[j];
+				w.rep_text[j] = xasprintf("astra_l%zu.e[%d]", j, l);
+			}
+			w.nr_rep = nv;
+			for (j = 0; j < nr; j++) {
+				astra_buf_addf(&b, "\t\t\t\tastra_red%zu = astra_red%zu + ", j, j);
+				astra_nest_emit(&w, reds[j]->a[0], &b);
+				astra_buf_adds(&b, ";\n");
+			}
+			for (j = 0; j < nv; j++)
+				free(w.rep_text[j]);
+			w.nr_rep = 0;
+		}
+		w.name_c = "astra_c";
+		astra_buf_addf(&b, "\t\t\t}\n\t\t\tastra_c0 = (%s) / 4 * 4;\n\t\t}\n", ir->cols);
+	}
+	astra_buf_addf(&b, "\t\tfor (int astra_c = astra_c0 + astra_lane; astra_c < (%s); astra_c += 32) {\n", ir->cols);
 	for (j = 0; j < nr; j++) {
 		astra_buf_addf(&b, "\t\t\tastra_red%zu = astra_red%zu + ", j, j);
 		astra_nest_emit(&w, reds[j]->a[0], &b);

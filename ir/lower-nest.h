@@ -52,6 +52,13 @@ struct astra_ir_node *astra_nest_subst(struct nw *w, const struct astra_ir_node 
 				       struct astra_ir_node *to);
 int astra_nest_unit_in(struct nw *w, const struct astra_ir_node *n, const char *atom);
 int astra_nest_loads_elsewhere(const struct astra_ir_node *n, const char *buf, const struct astra_ir_node *at);
+/*
+ * The loads of n read along the row (unit stride in c, no gather),
+ * outside a condition's branches (loads every thread does), added to
+ * v[0..nr) once each (at most MAX_LOADS); returns the new count
+ * (lower-map.c).
+ */
+size_t astra_nest_row_loads(struct nw *w, const struct astra_ir_node *n, const struct astra_ir_node **v, size_t nr);
 /* n as CUDA text, the logical indices by w's names, loads by tiles where w says. */
 void astra_nest_emit(struct nw *w, const struct astra_ir_node *n, struct astra_buf *out);
 

@@ -510,3 +510,78 @@ const struct astra_rule astra_rule_lower_rows = {
 	.excludes = "block-per-row,warp-per-row,row-split,warp-rows,online-softmax,select-regs,transpose-tile,flatten,tune",
 	.apply = apply,
 };
+
+/*
+ * Rule "lower-map": an element-wise map of a 2-D space (a thread per
+ * element of a 2-D grid, or a tile's rows per thread: PolyBench's gemver
+ * update, correlation's centring, fdtd-2d's updates, the jacobi copy-back,
+ * cuda-samples' tiled copy) is generated again with 4 consecutive columns
+ * per thread, loaded and stored 4 at a time where aligned
+ * (ir/lower-map.c).  Launch: a block of 256 per 1024 elements where the
+ * launcher can evaluate the extents; else the original's grid with a
+ * block of 64 (a thread per 4 of its elements where it gave a thread
+ * each, a 2-D grid of 256-thread blocks) or, for a tile's rows per
+ * thread, of 256.  The groups are a grid-stride loop: any grid is correct.
+ */
+static int apply_map(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	struct astra_ir ir;
+	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
+	char *type = NULL, *grid = NULL;
+	const char *block = "256";
+	int ret = 0;
+	(void)arg;
+	if (rk->steps.nr) {
+		astra_buf_adds(why, "lowers the original kernel only (it must be the first step)");
+		return 0;
+	}
+	if (astra_ir_lift(rk->k, &ir, &w) < 0) {
+		astra_buf_adds(why, "the kernel does not lift (the `not lifted:` line says why)");
+		goto out;
+	}
+	if ((ir.mapping != IR_MAP_2D && ir.mapping != IR_MAP_2D_TILE) || ir.inner) {
+		astra_buf_addf(why, "written as %s%s; only a 2-D space with a thread per element is lowered as a map",
+			       astra_ir_mapping_name(ir.mapping), ir.inner ? " with a loop over k" : "");
+		goto out;
+	}
+	astra_buf_reset(&w);
+	if (astra_ir_lower_map(&ir, rk->k, "float", &text, &w) < 0) {
+		astra_buf_addf(why, "does not lower: %s", w.buf ? w.buf : "?");
+		goto out;
+	}
+	if (one_type(rk, &type, why) < 0)
+		goto out;
+	if (strcmp(type, "float")) {
+		astra_buf_reset(&text);
+		if (astra_ir_lower_map(&ir, rk->k, type, &text, &w) < 0)
+			goto out;
+	}
+	grid = xasprintf("(((%s) - (%s)) * (((%s) + 3) / 4 - (%s) / 4) + 255) / 256", ir.rows,
+			 ir.rows_lo ? ir.rows_lo : "0", ir.cols, ir.cols_lo ? ir.cols_lo : "0");
+	if (!astra_rk_params_only(rk, grid)) {
+		free(grid);
+		grid = NULL;
+		if (ir.mapping == IR_MAP_2D)
+			block = "64";
+	}
+	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
+	astra_rk_set_launch(rk, grid, block, "0");
+	ret = 1;
+out:
+	free(type);
+	free(grid);
+	astra_ir_release(&ir);
+	astra_buf_release(&text);
+	astra_buf_release(&w);
+	return ret;
+}
+
+const struct astra_rule astra_rule_lower_map = {
+	.name = "lower-map",
+	.summary = "element-wise map of a 2-D space (a thread per element) -> generated from its lifted form: 4 "
+		   "consecutive columns per thread, 16-byte loads and stores where aligned, a grid-stride loop",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist,vectorize",
+	.apply = apply_map,
+};

@@ -40,6 +40,7 @@ extern const struct astra_rule astra_rule_lower_contract_rb84;
 extern const struct astra_rule astra_rule_lower_contract_rb8;
 extern const struct astra_rule astra_rule_lower_matvec;
 extern const struct astra_rule astra_rule_lower_stencil;
+extern const struct astra_rule astra_rule_lower_map;
 
 const struct astra_rule *const astra_rules[] = {
 	&astra_rule_tune,
@@ -57,6 +58,7 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_lower_contract_rb8,
 	&astra_rule_lower_matvec,
 	&astra_rule_lower_stencil,
+	&astra_rule_lower_map,
 	&astra_rule_online_softmax,
 	&astra_rule_select_regs,
 	&astra_rule_transpose,

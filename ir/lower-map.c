@@ -1,0 +1,196 @@
+/*
+ * lower-map.c - element-wise maps of a 2-D space from the IR (lower.h,
+ * astra_ir_lower_map); the helpers are lower-nest.c's (lower-nest.h).
+ */
+#include "autoconfig.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/lower.h"
+#include "ir/lower-nest.h"
+#include "lib/util.h"
+
+/*
+ * A map of a rows x columns space: each out[r, c] a function of inputs
+ * read at (r, c), at places shifted along the row, per row or column, or
+ * through an index read at such places (a gather)
+ * (PolyBench's gemver update and correlation's centring, cuda-samples'
+ * tiled copy, the jacobi copy-back, fdtd-2d's updates), written a thread
+ * per element of a 2-D grid or a tile's rows per thread.  Each thread
+ * already moves one element per load; the copy roofline wants wider
+ * loads and every SM's memory pipe full.  Lowered: a thread per 4
+ * consecutive columns of a row (groups at columns 4g, so a row whose
+ * place is 16-byte aligned stays aligned in every row of a matrix whose
+ * width is a multiple of 4), the groups of all rows in one grid-stride
+ * loop over the whole grid (any grid, any 1-D block).  A group whose four
+ * columns are all in the guarded range loads each input read along the
+ * row as one 4-element vector where its place is aligned (else the same
+ * four elements one by one: the loads the original's four threads do)
+ * and stores the same way; a group at a border does each of its columns
+ * as the original's thread would, under the original's guard.  Loads
+ * under a condition stay per column, as written (no read the original
+ * does not do); nothing is written outside the guarded range.
+ */
+#define VEC 4
+
+/* A load's index per column c (unit stride in c, no gather). */
+static int along_row(struct nw *w, const struct astra_ir_node *n)
+{
+	return n->kind == IR_LOAD && astra_nest_depends(n->a[0], "c") && !astra_nest_has_kind(n->a[0], IR_LOAD) &&
+	       astra_nest_unit_in(w, n->a[0], "c");
+}
+
+size_t astra_nest_row_loads(struct nw *w, const struct astra_ir_node *n, const struct astra_ir_node **v, size_t nr)
+{
+	size_t j;
+	if (n->kind == IR_COND)
+		return astra_nest_row_loads(w, n->a[0], v, nr);   /* the condition is evaluated by every thread */
+	if (along_row(w, n)) {
+		for (j = 0; j < nr; j++)
+			if (astra_nest_same_expr(v[j], n))
+				return nr;
+		if (nr < MAX_LOADS)
+			v[nr++] = n;
+		return nr;
+	}
+	for (j = 0; j < n->nr; j++)
+		nr = astra_nest_row_loads(w, n->a[j], v, nr);
+	return nr;
+}
+
+static void check_value(struct nw *w, const struct astra_ir_node *n, unsigned line)
+{
+	size_t j;
+	if (n->kind == IR_RED || n->kind == IR_PARTIAL) {
+		astra_nest_refuse(w, line, "a reduction (not an element-wise map)");
+		return;
+	}
+	for (j = 0; j < n->nr && !w->bad; j++)
+		check_value(w, n->a[j], line);
+}
+
+/* The address of n (a load or a store's place) at the group's first column. */
+static void place(struct nw *w, const char *buf, const struct astra_ir_node *index, struct astra_buf *b)
+{
+	astra_buf_addf(b, "&%s[", buf);
+	astra_nest_emit(w, index, b);
+	astra_buf_adds(b, "]");
+}
+
+int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
+		       struct astra_buf *out, struct astra_buf *why)
+{
+	struct nw w;
+	struct astra_buf b = ASTRA_BUF_INIT;
+	const struct astra_ir_node *v[MAX_LOADS];
+	char lane[32];
+	size_t nv = 0, j, m, sig = k->body_start > k->start ? k->body_start - k->start : 0;
+	int l;
+	const char *rlo = ir->rows_lo ? ir->rows_lo : "0", *clo = ir->cols_lo ? ir->cols_lo : "0";
+
+	memset(&w, 0, sizeof(w));
+	w.ir = ir;
+	w.k = k;
+	w.why = why;
+	if ((ir->mapping != IR_MAP_2D && ir->mapping != IR_MAP_2D_TILE) || !ir->rows || !ir->cols || ir->inner)
+		astra_nest_refuse(&w, 0, "not a 2-D space with a thread per element and no loop over k");
+	else if (ir->cols_first && astra_nest_depends(ir->cols_first, "r"))
+		astra_nest_refuse(&w, 0, "columns that start at the row (a triangle)");
+	for (j = 0; j < ir->nr_stores && !w.bad; j++) {
+		const struct astra_ir_store *s = &ir->stores[j];
+		if (s->accumulate)
+			astra_nest_refuse(&w, s->line, "an atomic store");
+		else if (!astra_nest_depends(s->index, "r") || !astra_nest_depends(s->index, "c") ||
+			 astra_nest_has_kind(s->index, IR_LOAD))
+			astra_nest_refuse(&w, s->line, "a store that is not per element");
+		else if (!astra_nest_unit_in(&w, s->index, "c"))
+			astra_nest_refuse(&w, s->line, "a store that does not follow the row (a transpose)");
+		for (m = 0; m < ir->nr_stores && !w.bad; m++)
+			if (astra_nest_loads_elsewhere(ir->stores[m].value, s->buf, s->index))
+				astra_nest_refuse(&w, s->line, "a stored buffer is read at another place");
+		if (!w.bad)
+			check_value(&w, s->value, s->line);
+	}
+	for (j = 0; j < ir->nr_stores && !w.bad; j++)
+		nv = astra_nest_row_loads(&w, ir->stores[j].value, v, nv);
+	if (w.bad)
+		goto out;
+
+	astra_buf_addf(&b, "{\n\tstruct alignas(%d * sizeof(%s)) astra_vec { %s e[%d]; };\n", VEC, type, type, VEC);
+	astra_buf_addf(&b, "\tconst long long astra_ng = (long long)(((%s) + %d) / %d - (%s) / %d);\n", ir->cols, VEC - 1,
+		       VEC, clo, VEC);
+	astra_buf_addf(&b, "\tconst long long astra_n = (long long)((%s) - (%s)) * astra_ng;\n", ir->rows, rlo);
+	astra_buf_adds(&b, "\tconst long long astra_step = (long long)gridDim.x * gridDim.y * blockDim.x;\n");
+	astra_buf_adds(&b, "\tfor (long long astra_e = ((long long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + "
+			   "threadIdx.x; astra_e < astra_n; astra_e += astra_step) {\n");
+	astra_buf_addf(&b, "\t\tconst int astra_r = (%s) + (int)(astra_e / astra_ng);\n", rlo);
+	astra_buf_addf(&b, "\t\tconst int astra_c = %d * ((%s) / %d + (int)(astra_e %% astra_ng));\n", VEC, clo, VEC);
+	w.name_r = "astra_r";
+	w.name_c = "astra_c";
+	astra_buf_addf(&b, "\t\tif (astra_c >= (%s) && astra_c + %d < (%s)) {\n", clo, VEC - 1, ir->cols);
+	/* the loads along the row: a vector where aligned, else the same four elements */
+	for (j = 0; j < nv; j++) {
+		astra_buf_addf(&b, "\t\t\tastra_vec astra_l%zu;\n\t\t\t{\n\t\t\t\tconst %s *astra_p = ", j, type);
+		place(&w, v[j]->s, v[j]->a[0], &b);
+		astra_buf_adds(&b, ";\n\t\t\t\tif (((unsigned long long)astra_p & (sizeof(astra_vec) - 1)) == 0)\n");
+		astra_buf_addf(&b, "\t\t\t\t\tastra_l%zu = *(const astra_vec *)astra_p;\n\t\t\t\telse\n", j);
+		astra_buf_addf(&b, "\t\t\t\t\tfor (int astra_k = 0; astra_k < %d; astra_k++)\n", VEC);
+		astra_buf_addf(&b, "\t\t\t\t\t\tastra_l%zu.e[astra_k] = astra_p[astra_k];\n\t\t\t}\n", j);
+	}
+	/* every store's value per column, then the stores */
+	for (l = 0; l < VEC; l++) {
+		snprintf(lane, sizeof(lane), "(astra_c + %d)", l);
+		w.name_c = lane;
+		for (j = 0; j < nv; j++) {
+			w.rep_load[j] = v[j];
+			w.rep_text[j] = xasprintf("astra_l%zu.e[%d]", j, l);
+		}
+		w.nr_rep = nv;
+		for (j = 0; j < ir->nr_stores; j++) {
+			astra_buf_addf(&b, "\t\t\tconst %s astra_v%zu_%d = ", type, j, l);
+			astra_nest_emit(&w, ir->stores[j].value, &b);
+			astra_buf_adds(&b, ";\n");
+		}
+		for (j = 0; j < nv; j++)
+			free(w.rep_text[j]);
+		w.nr_rep = 0;
+	}
+	w.name_c = "astra_c";
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_adds(&b, "\t\t\t{\n\t\t\t\tastra_vec astra_o;\n");
+		for (l = 0; l < VEC; l++)
+			astra_buf_addf(&b, "\t\t\t\tastra_o.e[%d] = astra_v%zu_%d;\n", l, j, l);
+		astra_buf_addf(&b, "\t\t\t\t%s *astra_p = ", type);
+		place(&w, ir->stores[j].buf, ir->stores[j].index, &b);
+		astra_buf_adds(&b, ";\n\t\t\t\tif (((unsigned long long)astra_p & (sizeof(astra_vec) - 1)) == 0)\n");
+		astra_buf_adds(&b, "\t\t\t\t\t*(astra_vec *)astra_p = astra_o;\n\t\t\t\telse\n");
+		astra_buf_addf(&b, "\t\t\t\t\tfor (int astra_k = 0; astra_k < %d; astra_k++)\n", VEC);
+		astra_buf_adds(&b, "\t\t\t\t\t\tastra_p[astra_k] = astra_o.e[astra_k];\n\t\t\t}\n");
+	}
+	/* a group at a border: each column as the original's thread, under its guard */
+	astra_buf_addf(&b, "\t\t} else {\n\t\t\tfor (int astra_k = 0; astra_k < %d; astra_k++) {\n", VEC);
+	astra_buf_adds(&b, "\t\t\t\tconst int astra_cc = astra_c + astra_k;\n");
+	astra_buf_addf(&b, "\t\t\t\tif (astra_cc >= (%s) && astra_cc < (%s)) {\n", clo, ir->cols);
+	w.name_c = "astra_cc";
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_addf(&b, "\t\t\t\t\tconst %s astra_v%zu = ", type, j);
+		astra_nest_emit(&w, ir->stores[j].value, &b);
+		astra_buf_adds(&b, ";\n");
+	}
+	for (j = 0; j < ir->nr_stores; j++) {
+		astra_buf_addf(&b, "\t\t\t\t\t%s[", ir->stores[j].buf);
+		astra_nest_emit(&w, ir->stores[j].index, &b);
+		astra_buf_addf(&b, "] = astra_v%zu;\n", j);
+	}
+	astra_buf_adds(&b, "\t\t\t\t}\n\t\t\t}\n\t\t}\n\t}\n}\n");
+	if (!w.bad) {
+		astra_buf_add(out, k->text, sig);
+		astra_buf_add(out, b.buf, b.len);
+	}
+out:
+	astra_buf_release(&b);
+	astra_ir_arena_release(&w.ar);
+	return w.bad ? -1 : 0;
+}
