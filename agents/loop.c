@@ -110,6 +110,7 @@ static void measure_original(const struct astra_loop_opts *o, const struct astra
 		if (vr.baseline[big].timed) {
 			res->baseline_us = vr.baseline[big].prof.time_us;
 			res->baseline_bw_frac = vr.baseline[big].prof.bw_frac;
+			res->bytes = vr.baseline[big].prof.bytes;
 			astra_vec_pushf(&res->log, "the original measured (nothing to try): %.1f us at the largest shape",
 					res->baseline_us);
 		}
@@ -561,6 +562,7 @@ static int choose_and_confirm(struct loop *l, const struct pool *p, unsigned lon
 	big = fin.largest;
 	res->baseline_us = vr.baseline[big].prof.time_us;
 	res->baseline_bw_frac = vr.baseline[big].prof.bw_frac;
+	res->bytes = vr.baseline[big].prof.bytes;
 	{
 		/* The index in vr.cands of each version of fin (0: the original). */
 		size_t *cand_of = xcalloc(1 + nalive, sizeof(size_t)), j = 0;
@@ -803,6 +805,7 @@ int astra_loop_run(const struct astra_tu *tu, const struct astra_kernel *k, cons
 		if (round == 0) {
 			res->baseline_us = baseline.time_us;
 			res->baseline_bw_frac = baseline.bw_frac;
+			res->bytes = baseline.bytes;
 		}
 		for (i = 0; i < vr.nr_cands; i++) {
 			const struct astra_cand_result *c = &vr.cands[i];

@@ -79,6 +79,7 @@ struct astra_loop_result {
 	double speedup_largest;          /* at the largest shape */
 	double baseline_us, best_us;     /* at the largest shape */
 	double baseline_bw_frac, best_bw_frac; /* of the measured copy ceiling */
+	double bytes;                    /* what the original moves at the largest shape (the fractions' numerator) */
 	int rounds;
 	size_t tried, compiled, accepted;
 	double seconds;

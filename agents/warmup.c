@@ -306,6 +306,8 @@ static void fill_from_loop(struct astra_json *row, const struct astra_loop_resul
 	astra_json_set_num(row, "best_us", r->verdict == ASTRA_VERDICT_FASTER ? r->best_us : r->baseline_us);
 	astra_json_set_num(row, "baseline_bw_frac", r->baseline_bw_frac);
 	astra_json_set_num(row, "best_bw_frac", r->verdict == ASTRA_VERDICT_FASTER ? r->best_bw_frac : r->baseline_bw_frac);
+	if (r->bytes > 0)
+		astra_json_set_num(row, "bytes", r->bytes);
 	if (r->verdict == ASTRA_VERDICT_FASTER && r->dispatch) {
 		/* A variant set: every variant, chosen per launch. */
 		struct astra_buf all = ASTRA_BUF_INIT;

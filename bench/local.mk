@@ -68,4 +68,5 @@ EXTRA_DIST += bench/apps
 
 # The corpus of real kernels (issue 27, item 4): the list and the scripts
 # (bench/corpus/README); the projects' code is not in the tree.
-EXTRA_DIST += bench/corpus/README bench/corpus/corpus.list bench/corpus/annotate bench/corpus/explain bench/corpus/run
+EXTRA_DIST += bench/corpus/README bench/corpus/corpus.list bench/corpus/annotate bench/corpus/explain bench/corpus/run \
+	bench/corpus/copy-sizes.cu

@@ -171,14 +171,16 @@ static void matvec_cols(struct nw *w, const char *type, int ty, const struct ast
 	astra_buf_adds(b, "\t\tconst int astra_row = astra_r0 + threadIdx.x;\n");
 	for (j = 0; j < nr; j++)
 		astra_buf_addf(b, "\t\t%s astra_red%zu = 0;\n", type, j);
-	astra_buf_addf(b, "\t\tif (astra_row < (%s))\n", ir->rows);
+	astra_buf_addf(b, "\t\tif (astra_row < (%s)) {\n", ir->rows);
+	/* several loads of each thread in flight: a block has only 32 rows' sums to spread */
+	astra_buf_adds(b, "\t\t\t#pragma unroll 8\n");
 	astra_buf_addf(b, "\t\t\tfor (int astra_c = threadIdx.y; astra_c < (%s); astra_c += %d) {\n", ir->cols, ty);
 	for (j = 0; j < nr; j++) {
 		astra_buf_addf(b, "\t\t\t\tastra_red%zu = astra_red%zu + ", j, j);
 		astra_nest_emit(w, reds[j]->a[0], b);
 		astra_buf_adds(b, ";\n");
 	}
-	astra_buf_adds(b, "\t\t\t}\n");
+	astra_buf_adds(b, "\t\t\t}\n\t\t}\n");
 	for (j = 0; j < nr; j++)
 		astra_buf_addf(b, "\t\tastra_part%zu[threadIdx.y][threadIdx.x] = astra_red%zu;\n", j, j);
 	/* the parts of a row, in the order of threadIdx.y, by the row's thread of threadIdx.y 0 */
@@ -261,6 +263,7 @@ int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *
 			astra_buf_adds(&b, "] & (sizeof(astra_vec) - 1)) == 0");
 		}
 		astra_buf_adds(&b, ") {\n");
+		astra_buf_adds(&b, "\t\t\t#pragma unroll 4\n");   /* 16-byte loads of a lane in flight at once */
 		astra_buf_addf(&b, "\t\t\tfor (int astra_q = astra_lane * 4; astra_q + 3 < (%s); astra_q += 128) {\n",
 			       ir->cols);
 		w.name_c = "astra_q";

@@ -27,7 +27,7 @@
  * first pass of a two-pass reduction: cuda-samples' reduce0-2).  One
  * that reads it by columns (A[c * n + r]: coalesced, but too few threads,
  * each adding a whole column) is generated again with the sums split over
- * threadIdx.y: block dim3(32, TY), TY = 16 (the argument: 8, 16 or 32), a
+ * threadIdx.y: block dim3(32, TY), TY = 32 (the argument: 8, 16 or 32), a
  * grid of a block per 32 rows.
  *
  * Rule "lower-stencil": a 2-D grid with a thread per element whose
@@ -386,7 +386,7 @@ static int apply_matvec(struct astra_rk *rk, const char *arg, struct astra_buf *
 	struct astra_ir ir;
 	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
 	char *type = NULL, *grid = NULL, *block = NULL;
-	int ty = arg ? atoi(arg) : 16, by_cols = 0, ret = 0;
+	int ty = arg ? atoi(arg) : 32, by_cols = 0, ret = 0;
 	if (ty != 8 && ty != 16 && ty != 32) {
 		astra_buf_addf(why, "the block's rows `%s` are not 8, 16 or 32", arg);
 		return 0;
@@ -441,7 +441,7 @@ const struct astra_rule astra_rule_lower_matvec = {
 	.name = "lower-matvec",
 	.summary = "thread per row reading a matrix along its rows (uncoalesced) -> generated from its lifted form: "
 		   "a warp per row, lanes on consecutive columns, shuffle sums; by its columns -> 32 rows per "
-		   "block of dim3(32, TY), the sums split over threadIdx.y (TY=16, or the argument 8/32)",
+		   "block of dim3(32, TY), the sums split over threadIdx.y (TY=32, or the argument 8/16)",
 	.flags = RULE_GEOMETRY,
 	.stage = 10,
 	.excludes = "block-per-row,warp-per-row,row-split,warp-rows,flatten,tune,grid-stride,elems-per-thread,hoist",
@@ -518,11 +518,42 @@ const struct astra_rule astra_rule_lower_rows = {
  * cuda-samples' tiled copy) is generated again with 4 consecutive columns
  * per thread, loaded and stored 4 at a time where aligned
  * (ir/lower-map.c).  Launch: a block of 256 per 1024 elements where the
- * launcher can evaluate the extents; else the original's grid with a
- * block of 64 (a thread per 4 of its elements where it gave a thread
- * each, a 2-D grid of 256-thread blocks) or, for a tile's rows per
- * thread, of 256.  The groups are a grid-stride loop: any grid is correct.
+ * launcher can evaluate the extents; else, for a 2-D grid with a thread
+ * per element, blocks of 256 and the original's grid.y a quarter as
+ * large (`dim3(X, Y)` written out: a thread per 4 of the original's
+ * elements, blocks of the size PolyBench gives its own) or, when its grid
+ * is not written so, blocks of 64 and the original's grid; for a tile's
+ * rows per thread, the original's grid and blocks of 256.  The groups are
+ * a grid-stride loop over the whole grid: any grid is correct.
  */
+
+/* dim3(X, Y) -> dim3(X, ((Y) + 3) / 4); NULL when g is not two arguments of dim3 (malloc'd). */
+static char *quarter_rows(const char *g)
+{
+	const char *p, *comma = NULL;
+	int depth = 0;
+	size_t n;
+	if (!g || strncmp(g, "dim3(", 5))
+		return NULL;
+	n = strlen(g);
+	if (n < 7 || g[n - 1] != ')')
+		return NULL;
+	for (p = g + 5; p < g + n - 1; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth < 0)
+			return NULL;
+		else if (*p == ',' && !depth) {
+			if (comma)
+				return NULL;
+			comma = p;
+		}
+	}
+	if (!comma || depth)
+		return NULL;
+	return xasprintf("dim3(%.*s, ((%.*s) + 3) / 4)", (int)(comma - g - 5), g + 5, (int)(g + n - 2 - comma),
+			 comma + 1);
+}
 static int apply_map(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 {
 	struct astra_ir ir;
@@ -560,8 +591,8 @@ static int apply_map(struct astra_rk *rk, const char *arg, struct astra_buf *why
 			 ir.rows_lo ? ir.rows_lo : "0", ir.cols, ir.cols_lo ? ir.cols_lo : "0");
 	if (!astra_rk_params_only(rk, grid)) {
 		free(grid);
-		grid = NULL;
-		if (ir.mapping == IR_MAP_2D)
+		grid = ir.mapping == IR_MAP_2D ? quarter_rows(rk->grid) : NULL;
+		if (ir.mapping == IR_MAP_2D && !grid)
 			block = "64";
 	}
 	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
