@@ -10,6 +10,7 @@
 
 #include "ir/lower.h"
 #include "ir/lower-nest.h"
+#include "ir/print.h"
 #include "lib/util.h"
 
 /*
@@ -79,12 +80,85 @@ static void place(struct nw *w, const char *buf, const struct astra_ir_node *ind
 	astra_buf_adds(b, "]");
 }
 
+/* The integer text of a - b, or NULL (malloc'd). */
+static char *difference(struct nw *w, const struct astra_ir_node *a, const struct astra_ir_node *b)
+{
+	struct astra_buf t = ASTRA_BUF_INIT;
+	astra_ir_print_poly(astra_ir_node(&w->ar, IR_BIN, "-", 2, (struct astra_ir_node *)a, (struct astra_ir_node *)b), &t);
+	return astra_buf_detach(&t, NULL);
+}
+
+/* a - b is the integer *d (|d| <= 3, not 0)? */
+static int near_shift(struct nw *w, const struct astra_ir_node *a, const struct astra_ir_node *b, int *d)
+{
+	char *t = difference(w, a, b);
+	int ok = t && (!strcmp(t, "1") || !strcmp(t, "2") || !strcmp(t, "3") || !strcmp(t, "-1") || !strcmp(t, "-2") ||
+		       !strcmp(t, "-3"));
+	if (ok)
+		*d = atoi(t);
+	free(t);
+	return ok;
+}
+
+/* The integer term of a - b (the sum's last term when it is a number), mod 4. */
+static int offset_mod4(struct nw *w, const struct astra_ir_node *a, const struct astra_ir_node *b)
+{
+	char *t = difference(w, a, b), *p;
+	long v = 0;
+	if (!t)
+		return 0;
+	p = strrchr(t, ' ');
+	p = p ? p + 1 : t;
+	if (*p == '-')
+		p++;
+	if (*p && strspn(p, "0123456789") == strlen(p) && strlen(p) < 12) {
+		v = atol(p);
+		if ((p > t + 1 && p[-2] == '-') || (p > t && p[-1] == '-'))
+			v = -v;
+	}
+	free(t);
+	return (int)(((v % 4) + 4) % 4);
+}
+
+/*
+ * Loads of one buffer a few columns apart (a stencil's c - 1, c, c + 1):
+ * each one shifted by d from a base takes the base's 4 elements where its
+ * column falls among them and reads the rest (at most 3) itself.  The base
+ * is the one whose place is the first store's shifted by a multiple of 4
+ * columns (aligned with it), else the first.  base[j] = -1: a load of its own.
+ */
+static void shifted_loads(struct nw *w, const struct astra_ir_node **v, size_t nv, const struct astra_ir_node *store,
+			  int *base, int *shift)
+{
+	size_t j, m;
+	for (j = 0; j < nv; j++)
+		base[j] = -1;
+	for (j = 0; j < nv; j++) {
+		int d;
+		if (base[j] != -1 || offset_mod4(w, v[j]->a[0], store))
+			continue;
+		for (m = 0; m < nv; m++)
+			if (m != j && base[m] == -1 && !strcmp(v[m]->s, v[j]->s) && near_shift(w, v[m]->a[0], v[j]->a[0], &d)) {
+				/* m is a base of nothing yet: it becomes j's */
+				size_t q;
+				int taken = 0;
+				for (q = 0; q < nv; q++)
+					taken |= base[q] == (int)m;
+				if (taken)
+					continue;
+				base[m] = (int)j;
+				shift[m] = d;
+			}
+	}
+}
+
 int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
 		       struct astra_buf *out, struct astra_buf *why)
 {
 	struct nw w;
 	struct astra_buf b = ASTRA_BUF_INIT;
 	const struct astra_ir_node *v[MAX_LOADS];
+	int base[MAX_LOADS], shift[MAX_LOADS];
 	char lane[32];
 	size_t nv = 0, j, m, sig = k->body_start > k->start ? k->body_start - k->start : 0;
 	int l;
@@ -130,8 +204,11 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 	w.name_r = "astra_r";
 	w.name_c = "astra_c";
 	astra_buf_addf(&b, "\t\tif (astra_c >= (%s) && astra_c + %d < (%s)) {\n", clo, VEC - 1, ir->cols);
+	shifted_loads(&w, v, nv, ir->stores[0].index, base, shift);
 	/* the loads along the row: a vector where aligned, else the same four elements */
 	for (j = 0; j < nv; j++) {
+		if (base[j] >= 0)
+			continue;
 		astra_buf_addf(&b, "\t\t\tastra_vec astra_l%zu;\n\t\t\t{\n\t\t\t\tconst %s *astra_p = ", j, type);
 		place(&w, v[j]->s, v[j]->a[0], &b);
 		astra_buf_adds(&b, ";\n\t\t\t\tif (((unsigned long long)astra_p & (sizeof(astra_vec) - 1)) == 0)\n");
@@ -144,16 +221,19 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 		snprintf(lane, sizeof(lane), "(astra_c + %d)", l);
 		w.name_c = lane;
 		for (j = 0; j < nv; j++) {
-			w.rep_load[j] = v[j];
-			w.rep_text[j] = xasprintf("astra_l%zu.e[%d]", j, l);
+			/* a shifted load: its base's element where it falls there, else its own read */
+			int e = base[j] < 0 ? l : l + shift[j];
+			if (e < 0 || e >= VEC)
+				continue;
+			w.rep_load[w.nr_rep] = v[j];
+			w.rep_text[w.nr_rep++] = xasprintf("astra_l%d.e[%d]", base[j] < 0 ? (int)j : base[j], e);
 		}
-		w.nr_rep = nv;
 		for (j = 0; j < ir->nr_stores; j++) {
 			astra_buf_addf(&b, "\t\t\tconst %s astra_v%zu_%d = ", type, j, l);
 			astra_nest_emit(&w, ir->stores[j].value, &b);
 			astra_buf_adds(&b, ";\n");
 		}
-		for (j = 0; j < nv; j++)
+		for (j = 0; j < w.nr_rep; j++)
 			free(w.rep_text[j]);
 		w.nr_rep = 0;
 	}
