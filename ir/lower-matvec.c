@@ -194,14 +194,48 @@ static void matvec_cols(struct nw *w, const char *type, int ty, const struct ast
 	astra_buf_adds(b, "\t\t}\n\t\t__syncthreads();\n\t}\n}\n");
 }
 
+/*
+ * n with each condition that guards a load (no load in the condition, a
+ * load in its true branch: a first pass's `i < n ? in[i] : 0`) replaced by
+ * its true branch, the conditions added to g[0..*ng) once each (at most
+ * MAX_OPERANDS; past that, a condition stays).  Where every guard holds for
+ * a lane's 4 columns, the sums are these bodies: their loads are read by
+ * the original too.
+ */
+static const struct astra_ir_node *unguard(struct nw *w, const struct astra_ir_node *n, const struct astra_ir_node **g,
+					   size_t *ng)
+{
+	struct astra_ir_node *c;
+	size_t j, m;
+	int changed = 0;
+	if (n->kind == IR_COND && !astra_nest_has_kind(n->a[0], IR_LOAD) && astra_nest_has_kind(n->a[1], IR_LOAD)) {
+		for (m = 0; m < *ng; m++)
+			if (astra_nest_same_expr(g[m], n->a[0]))
+				break;
+		if (m < *ng || *ng < MAX_OPERANDS) {
+			if (m == *ng)
+				g[(*ng)++] = n->a[0];
+			return unguard(w, n->a[1], g, ng);
+		}
+	}
+	c = astra_ir_alloc(&w->ar, sizeof(*c));
+	*c = *n;
+	c->a = astra_ir_alloc(&w->ar, (n->nr ? n->nr : 1) * sizeof(*c->a));
+	for (j = 0; j < n->nr; j++) {
+		c->a[j] = (struct astra_ir_node *)unguard(w, n->a[j], g, ng);
+		changed |= c->a[j] != n->a[j];
+	}
+	return changed ? c : n;
+}
+
 int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int ty,
 			  int *by_cols, struct astra_buf *out, struct astra_buf *why)
 {
 	struct nw w;
 	struct astra_buf b = ASTRA_BUF_INIT;
-	const struct astra_ir_node *reds[MAX_OPERANDS], *v[MAX_LOADS];
+	const struct astra_ir_node *reds[MAX_OPERANDS], *v[MAX_LOADS], *body[MAX_OPERANDS], *guards[MAX_OPERANDS];
 	char lane[32];
-	size_t nr = 0, nv = 0, j, m, sig = k->body_start > k->start ? k->body_start - k->start : 0;
+	size_t nr = 0, nv = 0, ng = 0, j, m, sig = k->body_start > k->start ? k->body_start - k->start : 0;
 	int rows_walked = 0, col_walk = 0, l;
 
 	memset(&w, 0, sizeof(w));
@@ -250,8 +284,10 @@ int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *
 			   "astra_row += astra_warps) {\n", ir->rows);
 	for (j = 0; j < nr; j++)
 		astra_buf_addf(&b, "\t\t%s astra_red%zu = 0;\n", type, j);
-	for (j = 0; j < nr; j++)
-		nv = astra_nest_row_loads(&w, reds[j]->a[0], v, nv);
+	for (j = 0; j < nr; j++) {
+		body[j] = unguard(&w, reds[j]->a[0], guards, &ng);
+		nv = astra_nest_row_loads(&w, body[j], v, nv);
+	}
 	astra_buf_adds(&b, "\t\tint astra_c0 = 0;\n");
 	if (nv) {
 		/* where every place read along the row is aligned at its first column: 4 columns per lane at a time */
@@ -266,6 +302,19 @@ int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *
 		astra_buf_adds(&b, "\t\t\t#pragma unroll 4\n");   /* 16-byte loads of a lane in flight at once */
 		astra_buf_addf(&b, "\t\t\tfor (int astra_q = astra_lane * 4; astra_q + 3 < (%s); astra_q += 128) {\n",
 			       ir->cols);
+		if (ng) {
+			/* the guards hold for all 4 columns: the loads they guard are the original's */
+			astra_buf_adds(&b, "\t\t\t\tif (");
+			for (j = 0; j < ng; j++)
+				for (l = 0; l < 4; l++) {
+					snprintf(lane, sizeof(lane), "(astra_q + %d)", l);
+					w.name_c = lane;
+					astra_buf_adds(&b, j || l ? " && (" : "(");
+					astra_nest_emit(&w, guards[j], &b);
+					astra_buf_adds(&b, ")");
+				}
+			astra_buf_adds(&b, ") {\n");
+		}
 		w.name_c = "astra_q";
 		for (j = 0; j < nv; j++) {
 			astra_buf_addf(&b, "\t\t\t\tconst astra_vec astra_l%zu = *(const astra_vec *)&%s[", j, v[j]->s);
@@ -282,12 +331,26 @@ int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *
 			w.nr_rep = nv;
 			for (j = 0; j < nr; j++) {
 				astra_buf_addf(&b, "\t\t\t\tastra_red%zu = astra_red%zu + ", j, j);
-				astra_nest_emit(&w, reds[j]->a[0], &b);
+				astra_nest_emit(&w, body[j], &b);
 				astra_buf_adds(&b, ";\n");
 			}
 			for (j = 0; j < nv; j++)
 				free(w.rep_text[j]);
 			w.nr_rep = 0;
+		}
+		if (ng) {
+			/* a guard fails somewhere in the 4: each column as written */
+			astra_buf_adds(&b, "\t\t\t\t} else {\n");
+			for (l = 0; l < 4; l++) {
+				snprintf(lane, sizeof(lane), "(astra_q + %d)", l);
+				w.name_c = lane;
+				for (j = 0; j < nr; j++) {
+					astra_buf_addf(&b, "\t\t\t\t\tastra_red%zu = astra_red%zu + ", j, j);
+					astra_nest_emit(&w, reds[j]->a[0], &b);
+					astra_buf_adds(&b, ";\n");
+				}
+			}
+			astra_buf_adds(&b, "\t\t\t\t}\n");
 		}
 		w.name_c = "astra_c";
 		astra_buf_addf(&b, "\t\t\t}\n\t\t\tastra_c0 = (%s) / 4 * 4;\n\t\t}\n", ir->cols);
