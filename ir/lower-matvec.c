@@ -157,17 +157,21 @@ static void matvec_stores(struct nw *w, const char *type, const struct astra_ir_
 	}
 }
 
-/* A walk by columns: 32 rows per block on threadIdx.x, the sum split over threadIdx.y. */
+/*
+ * A walk by columns: rx rows per block on threadIdx.x (32, or 16 with ty
+ * 64: twice the blocks for the same rows), the sum split over threadIdx.y.
+ */
 static void matvec_cols(struct nw *w, const char *type, int ty, const struct astra_ir_node **reds, size_t nr,
 			struct astra_buf *b)
 {
 	const struct astra_ir *ir = w->ir;
+	const int rx = ASTRA_MATVEC_ROWS(ty);
 	size_t j;
 	astra_buf_adds(b, "{\n");
 	for (j = 0; j < nr; j++)
-		astra_buf_addf(b, "\t__shared__ %s astra_part%zu[%d][32];\n", type, j, ty);
-	astra_buf_addf(b, "\tfor (int astra_r0 = blockIdx.x * 32; astra_r0 < (%s); astra_r0 += gridDim.x * 32) {\n",
-		       ir->rows);
+		astra_buf_addf(b, "\t__shared__ %s astra_part%zu[%d][%d];\n", type, j, ty, rx);
+	astra_buf_addf(b, "\tfor (int astra_r0 = blockIdx.x * %d; astra_r0 < (%s); astra_r0 += gridDim.x * %d) {\n",
+		       rx, ir->rows, rx);
 	astra_buf_adds(b, "\t\tconst int astra_row = astra_r0 + threadIdx.x;\n");
 	for (j = 0; j < nr; j++)
 		astra_buf_addf(b, "\t\t%s astra_red%zu = 0;\n", type, j);

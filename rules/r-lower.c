@@ -28,7 +28,8 @@
  * that reads it by columns (A[c * n + r]: coalesced, but too few threads,
  * each adding a whole column) is generated again with the sums split over
  * threadIdx.y: block dim3(32, TY), TY = 32 (the argument: 8, 16 or 32), a
- * grid of a block per 32 rows.
+ * grid of a block per 32 rows; rule "lower-matvec-narrow" (argument 64):
+ * dim3(16, 64), a block per 16 rows.
  *
  * Rule "lower-stencil": a 2-D grid with a thread per element whose
  * outputs read an input at places shifted by up to 2 rows and columns
@@ -387,8 +388,8 @@ static int apply_matvec(struct astra_rk *rk, const char *arg, struct astra_buf *
 	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
 	char *type = NULL, *grid = NULL, *block = NULL;
 	int ty = arg ? atoi(arg) : 32, by_cols = 0, ret = 0;
-	if (ty != 8 && ty != 16 && ty != 32) {
-		astra_buf_addf(why, "the block's rows `%s` are not 8, 16 or 32", arg);
+	if (ty != 8 && ty != 16 && ty != 32 && ty != 64) {
+		astra_buf_addf(why, "the block's rows `%s` are not 8, 16, 32 or 64", arg);
 		return 0;
 	}
 	if (rk->steps.nr) {
@@ -422,8 +423,8 @@ static int apply_matvec(struct astra_rk *rk, const char *arg, struct astra_buf *
 		if (astra_ir_lower_matvec(&ir, rk->k, type, ty, &by_cols, &text, &w) < 0)
 			goto out;
 	}
-	grid = matvec_grid(rk, &ir, by_cols ? 32 : 8);
-	block = by_cols ? xasprintf("dim3(32, %d)", ty) : xstrdup("256");
+	grid = matvec_grid(rk, &ir, by_cols ? ASTRA_MATVEC_ROWS(ty) : 8);
+	block = by_cols ? xasprintf("dim3(%d, %d)", ASTRA_MATVEC_ROWS(ty), ty) : xstrdup("256");
 	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
 	astra_rk_set_launch(rk, grid, block, "0");
 	ret = 1;
@@ -436,6 +437,23 @@ out:
 	astra_buf_release(&w);
 	return ret;
 }
+
+static int apply_matvec_narrow(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	(void)arg;
+	return apply_matvec(rk, "64", why);
+}
+
+/* The walk by columns with 16 rows per block of dim3(16, 64): for few rows (2048: 64 blocks of 32 rows). */
+const struct astra_rule astra_rule_lower_matvec_narrow = {
+	.name = "lower-matvec-narrow",
+	.summary = "thread per row reading a matrix by its columns -> generated from its lifted form: 16 rows per "
+		   "block of dim3(16, 64), the sums split over threadIdx.y (twice lower-matvec's blocks)",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "lower-matvec,block-per-row,warp-per-row,row-split,warp-rows,flatten,tune,grid-stride,elems-per-thread,hoist",
+	.apply = apply_matvec_narrow,
+};
 
 const struct astra_rule astra_rule_lower_matvec = {
 	.name = "lower-matvec",
