@@ -466,46 +466,68 @@ const struct astra_rule astra_rule_lower_matvec = {
 	.apply = apply_matvec,
 };
 
-static int apply_stencil(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+typedef int (*lower_2d)(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
+			struct astra_buf *out, struct astra_buf *why);
+
+/*
+ * The original kernel lifted to a 2-D space with a thread per element
+ * (mapping IR_MAP_2D, or IR_MAP_2D_TILE too where tiles), lowered by fn:
+ * first in float (what does not lower names its line), then in the
+ * buffers' one type.  1 with *text set and ir filled (release it either
+ * way), 0 with why set.
+ */
+static int lower_2d_typed(struct astra_rk *rk, struct astra_ir *ir, lower_2d fn, int tiles, const char *as,
+			  struct astra_buf *text, struct astra_buf *why)
 {
-	struct astra_ir ir;
-	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
+	struct astra_buf w = ASTRA_BUF_INIT;
 	char *type = NULL;
 	int ret = 0;
-	(void)arg;
-	if (rk->steps.nr) {
-		astra_buf_adds(why, "lowers the original kernel only (it must be the first step)");
-		return 0;
-	}
-	if (astra_ir_lift(rk->k, &ir, &w) < 0) {
+	if (astra_ir_lift(rk->k, ir, &w) < 0) {
 		astra_buf_adds(why, "the kernel does not lift (the `not lifted:` line says why)");
 		goto out;
 	}
-	if (ir.mapping != IR_MAP_2D || ir.inner) {
-		astra_buf_addf(why, "written as %s%s; only a 2-D grid with a thread per element is lowered",
-			       astra_ir_mapping_name(ir.mapping), ir.inner ? " with a loop over k" : "");
+	if ((ir->mapping != IR_MAP_2D && !(tiles && ir->mapping == IR_MAP_2D_TILE)) || ir->inner) {
+		astra_buf_addf(why, "written as %s%s; only a 2-D %s with a thread per element is lowered%s",
+			       astra_ir_mapping_name(ir->mapping), ir->inner ? " with a loop over k" : "",
+			       tiles ? "space" : "grid", as);
 		goto out;
 	}
 	astra_buf_reset(&w);
-	if (astra_ir_lower_stencil(&ir, rk->k, "float", &text, &w) < 0) {
+	if (fn(ir, rk->k, "float", text, &w) < 0) {
 		astra_buf_addf(why, "does not lower: %s", w.buf ? w.buf : "?");
 		goto out;
 	}
 	if (one_type(rk, &type, why) < 0)
 		goto out;
 	if (strcmp(type, "float")) {
-		astra_buf_reset(&text);
-		if (astra_ir_lower_stencil(&ir, rk->k, type, &text, &w) < 0)
+		astra_buf_reset(text);
+		if (fn(ir, rk->k, type, text, &w) < 0)
 			goto out;
 	}
-	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
-	astra_rk_set_launch(rk, NULL, "dim3(32, 8)", "0");
 	ret = 1;
 out:
 	free(type);
+	astra_buf_release(&w);
+	return ret;
+}
+
+static int apply_stencil(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	struct astra_ir ir;
+	struct astra_buf text = ASTRA_BUF_INIT;
+	int ret = 0;
+	(void)arg;
+	if (rk->steps.nr) {
+		astra_buf_adds(why, "lowers the original kernel only (it must be the first step)");
+		return 0;
+	}
+	if (lower_2d_typed(rk, &ir, astra_ir_lower_stencil, 0, "", &text, why)) {
+		astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
+		astra_rk_set_launch(rk, NULL, "dim3(32, 8)", "0");
+		ret = 1;
+	}
 	astra_ir_release(&ir);
 	astra_buf_release(&text);
-	astra_buf_release(&w);
 	return ret;
 }
 
@@ -575,8 +597,8 @@ static char *quarter_rows(const char *g)
 static int apply_map(struct astra_rk *rk, const char *arg, struct astra_buf *why)
 {
 	struct astra_ir ir;
-	struct astra_buf text = ASTRA_BUF_INIT, w = ASTRA_BUF_INIT;
-	char *type = NULL, *grid = NULL;
+	struct astra_buf text = ASTRA_BUF_INIT;
+	char *grid = NULL;
 	const char *block = "256";
 	int ret = 0;
 	(void)arg;
@@ -584,27 +606,8 @@ static int apply_map(struct astra_rk *rk, const char *arg, struct astra_buf *why
 		astra_buf_adds(why, "lowers the original kernel only (it must be the first step)");
 		return 0;
 	}
-	if (astra_ir_lift(rk->k, &ir, &w) < 0) {
-		astra_buf_adds(why, "the kernel does not lift (the `not lifted:` line says why)");
+	if (!lower_2d_typed(rk, &ir, astra_ir_lower_map, 1, " as a map", &text, why))
 		goto out;
-	}
-	if ((ir.mapping != IR_MAP_2D && ir.mapping != IR_MAP_2D_TILE) || ir.inner) {
-		astra_buf_addf(why, "written as %s%s; only a 2-D space with a thread per element is lowered as a map",
-			       astra_ir_mapping_name(ir.mapping), ir.inner ? " with a loop over k" : "");
-		goto out;
-	}
-	astra_buf_reset(&w);
-	if (astra_ir_lower_map(&ir, rk->k, "float", &text, &w) < 0) {
-		astra_buf_addf(why, "does not lower: %s", w.buf ? w.buf : "?");
-		goto out;
-	}
-	if (one_type(rk, &type, why) < 0)
-		goto out;
-	if (strcmp(type, "float")) {
-		astra_buf_reset(&text);
-		if (astra_ir_lower_map(&ir, rk->k, type, &text, &w) < 0)
-			goto out;
-	}
 	grid = xasprintf("(((%s) - (%s)) * (((%s) + 3) / 4 - (%s) / 4) + 255) / 256", ir.rows,
 			 ir.rows_lo ? ir.rows_lo : "0", ir.cols, ir.cols_lo ? ir.cols_lo : "0");
 	if (!astra_rk_params_only(rk, grid)) {
@@ -617,11 +620,9 @@ static int apply_map(struct astra_rk *rk, const char *arg, struct astra_buf *why
 	astra_rk_set_launch(rk, grid, block, "0");
 	ret = 1;
 out:
-	free(type);
 	free(grid);
 	astra_ir_release(&ir);
 	astra_buf_release(&text);
-	astra_buf_release(&w);
 	return ret;
 }
 
