@@ -123,9 +123,10 @@ static int offset_mod4(struct nw *w, const struct astra_ir_node *a, const struct
 /*
  * Loads of one buffer a few columns apart (a stencil's c - 1, c, c + 1):
  * each one shifted by d from a base takes the base's 4 elements where its
- * column falls among them and reads the rest (at most 3) itself.  The base
- * is the one whose place is the first store's shifted by a multiple of 4
- * columns (aligned with it), else the first.  base[j] = -1: a load of its own.
+ * column falls among them and reads the rest (at most 3) itself.  A base
+ * is a load whose place is the first store's shifted by a multiple of 4
+ * columns (aligned with it where the store is); a load with no base near
+ * it is a load of its own (base[j] = -1), as is every base.
  */
 static void shifted_loads(struct nw *w, const struct astra_ir_node **v, size_t nv, const struct astra_ir_node *store,
 			  int *base, int *shift)
