@@ -80,43 +80,25 @@ static void place(struct nw *w, const char *buf, const struct astra_ir_node *ind
 	astra_buf_adds(b, "]");
 }
 
-/* The integer text of a - b, or NULL (malloc'd). */
-static char *difference(struct nw *w, const struct astra_ir_node *a, const struct astra_ir_node *b)
-{
-	struct astra_buf t = ASTRA_BUF_INIT;
-	astra_ir_print_poly(astra_ir_node(&w->ar, IR_BIN, "-", 2, (struct astra_ir_node *)a, (struct astra_ir_node *)b), &t);
-	return astra_buf_detach(&t, NULL);
-}
-
 /* a - b is the integer *d (|d| <= 3, not 0)? */
 static int near_shift(struct nw *w, const struct astra_ir_node *a, const struct astra_ir_node *b, int *d)
 {
-	char *t = difference(w, a, b);
-	int ok = t && (!strcmp(t, "1") || !strcmp(t, "2") || !strcmp(t, "3") || !strcmp(t, "-1") || !strcmp(t, "-2") ||
-		       !strcmp(t, "-3"));
+	struct astra_buf t = ASTRA_BUF_INIT;
+	int ok;
+	astra_ir_print_poly(astra_ir_node(&w->ar, IR_BIN, "-", 2, (struct astra_ir_node *)a, (struct astra_ir_node *)b), &t);
+	ok = t.len && (!strcmp(t.buf, "1") || !strcmp(t.buf, "2") || !strcmp(t.buf, "3") || !strcmp(t.buf, "-1") ||
+		       !strcmp(t.buf, "-2") || !strcmp(t.buf, "-3"));
 	if (ok)
-		*d = atoi(t);
-	free(t);
+		*d = atoi(t.buf);
+	astra_buf_release(&t);
 	return ok;
 }
 
-/* The integer term of a - b (the sum's last term when it is a number), mod 4. */
+/* The integer term of a - b, mod 4. */
 static int offset_mod4(struct nw *w, const struct astra_ir_node *a, const struct astra_ir_node *b)
 {
-	char *t = difference(w, a, b), *p;
-	long v = 0;
-	if (!t)
-		return 0;
-	p = strrchr(t, ' ');
-	p = p ? p + 1 : t;
-	if (*p == '-')
-		p++;
-	if (*p && strspn(p, "0123456789") == strlen(p) && strlen(p) < 12) {
-		v = atol(p);
-		if ((p > t + 1 && p[-2] == '-') || (p > t && p[-1] == '-'))
-			v = -v;
-	}
-	free(t);
+	long v = astra_ir_poly_constant(
+		astra_ir_node(&w->ar, IR_BIN, "-", 2, (struct astra_ir_node *)a, (struct astra_ir_node *)b));
 	return (int)(((v % 4) + 4) % 4);
 }
 
@@ -255,16 +237,7 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 	astra_buf_adds(&b, "\t\t\t\tconst int astra_cc = astra_c + astra_k;\n");
 	astra_buf_addf(&b, "\t\t\t\tif (astra_cc >= (%s) && astra_cc < (%s)) {\n", clo, ir->cols);
 	w.name_c = "astra_cc";
-	for (j = 0; j < ir->nr_stores; j++) {
-		astra_buf_addf(&b, "\t\t\t\t\tconst %s astra_v%zu = ", type, j);
-		astra_nest_emit(&w, ir->stores[j].value, &b);
-		astra_buf_adds(&b, ";\n");
-	}
-	for (j = 0; j < ir->nr_stores; j++) {
-		astra_buf_addf(&b, "\t\t\t\t\t%s[", ir->stores[j].buf);
-		astra_nest_emit(&w, ir->stores[j].index, &b);
-		astra_buf_addf(&b, "] = astra_v%zu;\n", j);
-	}
+	astra_nest_emit_stores(&w, type, "\t\t\t\t\t", NULL, &b);
 	astra_buf_adds(&b, "\t\t\t\t}\n\t\t\t}\n\t\t}\n\t}\n}\n");
 	if (!w.bad) {
 		astra_buf_add(out, k->text, sig);

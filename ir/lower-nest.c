@@ -176,6 +176,27 @@ int astra_nest_loads_elsewhere(const struct astra_ir_node *n, const char *buf, c
 	return 0;
 }
 
+void astra_nest_emit_stores(struct nw *w, const char *type, const char *indent,
+			    int (*skip)(const struct astra_ir *ir, const struct astra_ir_store *s), struct astra_buf *b)
+{
+	const struct astra_ir *ir = w->ir;
+	size_t j;
+	for (j = 0; j < ir->nr_stores; j++) {
+		if (skip && skip(ir, &ir->stores[j]))
+			continue;
+		astra_buf_addf(b, "%sconst %s astra_v%zu = ", indent, type, j);
+		astra_nest_emit(w, ir->stores[j].value, b);
+		astra_buf_adds(b, ";\n");
+	}
+	for (j = 0; j < ir->nr_stores; j++) {
+		if (skip && skip(ir, &ir->stores[j]))
+			continue;
+		astra_buf_addf(b, "%s%s[", indent, ir->stores[j].buf);
+		astra_nest_emit(w, ir->stores[j].index, b);
+		astra_buf_addf(b, "] = astra_v%zu;\n", j);
+	}
+}
+
 void astra_nest_emit(struct nw *w, const struct astra_ir_node *n, struct astra_buf *out)
 {
 	size_t j;
@@ -521,20 +542,7 @@ static void contract_rb(struct nw *w, const char *type, const struct astra_contr
 	}
 	astra_buf_adds(b, ") {\n");
 	w->acc = "astra_acc[astra_i][astra_j]";
-	for (j = 0; j < ir->nr_stores; j++) {
-		if (row_store(ir, &ir->stores[j]))
-			continue;
-		astra_buf_addf(b, "\t\t\t\tconst %s astra_v%zu = ", type, j);
-		astra_nest_emit(w, ir->stores[j].value, b);
-		astra_buf_adds(b, ";\n");
-	}
-	for (j = 0; j < ir->nr_stores; j++) {
-		if (row_store(ir, &ir->stores[j]))
-			continue;
-		astra_buf_addf(b, "\t\t\t\t%s[", ir->stores[j].buf);
-		astra_nest_emit(w, ir->stores[j].index, b);
-		astra_buf_addf(b, "] = astra_v%zu;\n", j);
-	}
+	astra_nest_emit_stores(w, type, "\t\t\t\t", row_store, b);
 	w->acc = NULL;
 	astra_buf_adds(b, "\t\t\t}\n\t\t}\n\t}\n}\n");
 	astra_buf_release(&step);
@@ -620,16 +628,7 @@ int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel
 	w.tiles = 0;
 	w.name_k = NULL;
 	astra_buf_adds(&b, ";\n\t\t__syncthreads();\n\t}\n\tif (astra_in) {\n");
-	for (j = 0; j < ir->nr_stores; j++) {
-		astra_buf_addf(&b, "\t\tconst %s astra_v%zu = ", type, j);
-		astra_nest_emit(&w, ir->stores[j].value, &b);
-		astra_buf_adds(&b, ";\n");
-	}
-	for (j = 0; j < ir->nr_stores; j++) {
-		astra_buf_addf(&b, "\t\t%s[", ir->stores[j].buf);
-		astra_nest_emit(&w, ir->stores[j].index, &b);
-		astra_buf_addf(&b, "] = astra_v%zu;\n", j);
-	}
+	astra_nest_emit_stores(&w, type, "\t\t", NULL, &b);
 	astra_buf_adds(&b, "\t}\n");
 	if (!w.bad) {
 		/* the tile's body one level in */

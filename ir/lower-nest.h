@@ -59,6 +59,13 @@ int astra_nest_loads_elsewhere(const struct astra_ir_node *n, const char *buf, c
  * (lower-map.c).
  */
 size_t astra_nest_row_loads(struct nw *w, const struct astra_ir_node *n, const struct astra_ir_node **v, size_t nr);
+/*
+ * Each store's value into `const type astra_vJ`, then the stores from
+ * them (every value read before any store writes), one per line after
+ * indent; a store that skip (if not NULL) names is left out.
+ */
+void astra_nest_emit_stores(struct nw *w, const char *type, const char *indent,
+			    int (*skip)(const struct astra_ir *ir, const struct astra_ir_store *s), struct astra_buf *b);
 /* n as CUDA text, the logical indices by w's names, loads by tiles where w says. */
 void astra_nest_emit(struct nw *w, const struct astra_ir_node *n, struct astra_buf *out);
 

@@ -231,16 +231,7 @@ int astra_ir_lower_stencil(const struct astra_ir *ir, const struct astra_kernel 
 		}
 	w.name_r = "astra_r";
 	w.name_c = "astra_c";
-	for (j = 0; j < ir->nr_stores; j++) {
-		astra_buf_addf(&b, "\t\t\tconst %s astra_v%zu = ", type, j);
-		astra_nest_emit(&w, ir->stores[j].value, &b);
-		astra_buf_adds(&b, ";\n");
-	}
-	for (j = 0; j < ir->nr_stores; j++) {
-		astra_buf_addf(&b, "\t\t\t%s[", ir->stores[j].buf);
-		astra_nest_emit(&w, ir->stores[j].index, &b);
-		astra_buf_addf(&b, "] = astra_v%zu;\n", j);
-	}
+	astra_nest_emit_stores(&w, type, "\t\t\t", NULL, &b);
 	astra_buf_adds(&b, "\t\t}\n\t\t__syncthreads();\n\t}\n}\n");
 	if (!w.bad) {
 		astra_buf_add(out, k->text, sig);

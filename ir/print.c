@@ -247,6 +247,19 @@ void astra_ir_print_poly(const struct astra_ir_node *n, struct astra_buf *out)
 	poly_release(&p);
 }
 
+long astra_ir_poly_constant(const struct astra_ir_node *n)
+{
+	struct poly p = {0};
+	long c = 0;
+	size_t i;
+	poly_of(n, &p);
+	for (i = 0; i < p.nr; i++)
+		if (!p.t[i].f.nr)
+			c = p.t[i].coef;
+	poly_release(&p);
+	return c;
+}
+
 /*
  * Split the flat index's poly by the logical indices: the coefficient of
  * r, of c, and the rest, each as text.  0 when a term has r or c twice or

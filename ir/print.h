@@ -14,5 +14,7 @@
  * load) is one factor, printed canonically inside.
  */
 void astra_ir_print_poly(const struct astra_ir_node *n, struct astra_buf *out);
+/* The integer term of that sum (0 without one): `NJ*r + c - NJ - 1` gives -1. */
+long astra_ir_poly_constant(const struct astra_ir_node *n);
 
 #endif
