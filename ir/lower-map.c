@@ -135,31 +135,59 @@ static void shifted_loads(struct nw *w, const struct astra_ir_node **v, size_t n
 	}
 }
 
+/*
+ * A flat space (`y[i] = f(x[i])`, a thread per element or a grid-stride
+ * loop; the lifter's flat index is r, printed i) as one row of columns
+ * c = i: the same groups of 4, the rows' parts left out.  one's stores and nodes live in w's arena; its other fields
+ * point into ir.
+ */
+static const struct astra_ir *as_one_row(struct nw *w, const struct astra_ir *ir, struct astra_ir *one)
+{
+	size_t j;
+	memset(one, 0, sizeof(*one));
+	one->mapping = IR_MAP_2D;
+	one->rows = "1";
+	one->cols = ir->rows;
+	one->cols_lo = ir->rows_lo;
+	one->nr_stores = ir->nr_stores;
+	one->stores = astra_ir_alloc(&w->ar, ir->nr_stores * sizeof(*one->stores));
+	for (j = 0; j < ir->nr_stores; j++) {
+		one->stores[j] = ir->stores[j];
+		one->stores[j].index = astra_nest_subst(w, ir->stores[j].index, "r", astra_ir_node(&w->ar, IR_ATOM, "c", 0));
+		one->stores[j].value = astra_nest_subst(w, ir->stores[j].value, "r", astra_ir_node(&w->ar, IR_ATOM, "c", 0));
+	}
+	return one;
+}
+
 int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
 		       struct astra_buf *out, struct astra_buf *why)
 {
 	struct nw w;
+	struct astra_ir one;
 	struct astra_buf b = ASTRA_BUF_INIT;
 	const struct astra_ir_node *v[MAX_LOADS];
 	int base[MAX_LOADS], shift[MAX_LOADS];
 	char lane[32];
 	size_t nv = 0, j, m, sig = k->body_start > k->start ? k->body_start - k->start : 0;
-	int l;
-	const char *rlo = ir->rows_lo ? ir->rows_lo : "0", *clo = ir->cols_lo ? ir->cols_lo : "0";
+	int l, flat;
+	const char *rlo, *clo;
 
 	memset(&w, 0, sizeof(w));
-	w.ir = ir;
 	w.k = k;
 	w.why = why;
+	flat = !ir->cols && ir->rows && !ir->inner && (ir->mapping == IR_MAP_THREAD || ir->mapping == IR_MAP_GRID_STRIDE);
+	if (flat)
+		ir = as_one_row(&w, ir, &one);
+	w.ir = ir;
 	if ((ir->mapping != IR_MAP_2D && ir->mapping != IR_MAP_2D_TILE) || !ir->rows || !ir->cols || ir->inner)
-		astra_nest_refuse(&w, 0, "not a 2-D space with a thread per element and no loop over k");
+		astra_nest_refuse(&w, 0, "not a flat or 2-D space with a thread per element and no loop over k");
 	else if (ir->cols_first && astra_nest_depends(ir->cols_first, "r"))
 		astra_nest_refuse(&w, 0, "columns that start at the row (a triangle)");
 	for (j = 0; j < ir->nr_stores && !w.bad; j++) {
 		const struct astra_ir_store *s = &ir->stores[j];
 		if (s->accumulate)
 			astra_nest_refuse(&w, s->line, "an atomic store");
-		else if (!astra_nest_depends(s->index, "r") || !astra_nest_depends(s->index, "c") ||
+		else if ((!flat && !astra_nest_depends(s->index, "r")) || !astra_nest_depends(s->index, "c") ||
 			 astra_nest_has_kind(s->index, IR_LOAD))
 			astra_nest_refuse(&w, s->line, "a store that is not per element");
 		else if (!astra_nest_unit_in(&w, s->index, "c"))
@@ -170,6 +198,8 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 		if (!w.bad)
 			check_value(&w, s->value, s->line);
 	}
+	rlo = ir->rows_lo ? ir->rows_lo : "0";
+	clo = ir->cols_lo ? ir->cols_lo : "0";
 	for (j = 0; j < ir->nr_stores && !w.bad; j++)
 		nv = astra_nest_row_loads(&w, ir->stores[j].value, v, nv);
 	if (w.bad)
@@ -182,7 +212,8 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 	astra_buf_adds(&b, "\tconst long long astra_step = (long long)gridDim.x * gridDim.y * blockDim.x;\n");
 	astra_buf_adds(&b, "\tfor (long long astra_e = ((long long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + "
 			   "threadIdx.x; astra_e < astra_n; astra_e += astra_step) {\n");
-	astra_buf_addf(&b, "\t\tconst int astra_r = (%s) + (int)(astra_e / astra_ng);\n", rlo);
+	if (!flat)
+		astra_buf_addf(&b, "\t\tconst int astra_r = (%s) + (int)(astra_e / astra_ng);\n", rlo);
 	astra_buf_addf(&b, "\t\tconst int astra_c = %d * ((%s) / %d + (int)(astra_e %% astra_ng));\n", VEC, clo, VEC);
 	w.name_r = "astra_r";
 	w.name_c = "astra_c";

@@ -34,6 +34,7 @@ extern const struct astra_rule astra_rule_launch_bounds;
 extern const struct astra_rule astra_rule_lower_rows;
 extern const struct astra_rule astra_rule_lower_reduce;
 extern const struct astra_rule astra_rule_lower_transpose;
+extern const struct astra_rule astra_rule_lower_transpose_wide;
 extern const struct astra_rule astra_rule_lower_contract;
 extern const struct astra_rule astra_rule_lower_contract_rb;
 extern const struct astra_rule astra_rule_lower_contract_rb84;
@@ -53,6 +54,7 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_lower_rows,
 	&astra_rule_lower_reduce,
 	&astra_rule_lower_transpose,
+	&astra_rule_lower_transpose_wide,
 	&astra_rule_lower_contract,
 	&astra_rule_lower_contract_rb,
 	&astra_rule_lower_contract_rb84,

@@ -60,6 +60,29 @@ __global__ void mp__shift(int nx, int ny, double *ex, const double *hz, const do
 		ex[i * ny + j] = ex[i * ny + j] - 0.5 * (hz[i * ny + j] - hz[i * ny + j - 1]) + (m[i * ny + j] > 0.0 ? hz[i * ny + j + 1 - 1] : 0.0);
 }
 
+// a flat grid-stride loop over a fixed grid, in place (cuda-samples' modulate, from scratch)
+#pragma astra optimize
+#pragma astra shapes(n=1003) shapes(n=7) shapes(n=1) shapes(n=4096) buffers(a[n], b[n]) outputs(a)
+#pragma astra launch(grid=3, block=64)
+__global__ void mp__flat(float *a, const float *b, int n)
+{
+	const int stride = blockDim.x * gridDim.x;
+	const float q = 1.0f / (float)n;
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		a[i] *= b[i] * q;
+}
+
+// a thread per element from its neighbours, the ends left alone (a 1-D jacobi step)
+#pragma astra optimize
+#pragma astra shapes(n=1001) shapes(n=6) shapes(n=3) buffers(in[n], out[n]) outputs(out)
+#pragma astra launch(grid=(n + 127) / 128, block=128)
+__global__ void mp__flat3(int n, const float *in, float *out)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i > 0 && i < n - 1)
+		out[i] = 0.25f * (in[i - 1] + 2.0f * in[i] + in[i + 1]);
+}
+
 // not a map along the row: a transpose (lower-transpose's)
 #pragma astra optimize
 #pragma astra shapes(n=37) buffers(a[n*n], b[n*n]) outputs(b)
@@ -94,4 +117,15 @@ __global__ void no__neighbour(int n, float *a)
 	int i = blockIdx.y * blockDim.y + threadIdx.y;
 	if (i < n && j > 0 && j < n)
 		a[i * n + j] = a[i * n + j - 1] * 0.5f;
+}
+
+// not a map: a flat scatter through an index
+#pragma astra optimize
+#pragma astra shapes(n=37) buffers(a[n], idx[n], b[n]) outputs(b) range(idx: 0 .. 36)
+#pragma astra launch(grid=(n + 63) / 64, block=64)
+__global__ void no__scatter(int n, const float *a, const int *idx, float *b)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		b[idx[i]] = a[i];
 }
