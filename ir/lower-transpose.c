@@ -241,18 +241,62 @@ static size_t loaded(const struct astra_ir_node *n, const char **names, size_t n
  * read as one pair where its place is aligned to the pair and both
  * columns are inside, else element by element under the bounds) and two
  * consecutive rows of 8 of its columns on the way out (one pair stored
- * where aligned and inside, else one by one).
+ * where aligned and inside, else one by one); a tile wholly inside
+ * takes interior_tile's path, with no test per element.
  */
+/*
+ * A tile wholly inside, both extents even and every buffer aligned to a
+ * pair: no bounds and no alignment to test per element, so each thread's
+ * eight pair loads (and eight pair stores) are issued back to back.  The
+ * condition is the same for the whole block (its barrier included).
+ */
+static void interior_tile(struct tw *w, const struct astra_ir *ir, const char **names, size_t nr, struct astra_buf *b)
+{
+	const struct astra_ir_store *s = &ir->stores[0];
+	size_t j;
+	int e;
+	astra_buf_addf(b, "\tif (astra_r0 + 64 <= (long long)(%s) && astra_c0 + 64 <= (long long)(%s) && (%s) %% 2 == 0 && "
+			  "(%s) %% 2 == 0", ir->rows, ir->cols, ir->rows, ir->cols);
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(b, " &&\n\t    ((unsigned long long)%s & (sizeof(astra_pair) - 1)) == 0", names[j]);
+	astra_buf_addf(b, " &&\n\t    ((unsigned long long)%s & (sizeof(astra_pair) - 1)) == 0) {\n", s->buf);
+	astra_buf_adds(b, "#pragma unroll\n\t\tfor (int astra_k = 0; astra_k < 64; astra_k += 8) {\n"
+			  "\t\t\tconst long long astra_r = astra_r0 + astra_k + threadIdx.y;\n"
+			  "\t\t\tconst long long astra_c = astra_c0 + 2 * threadIdx.x;\n");
+	for (j = 0; j < nr; j++)
+		astra_buf_addf(b, "\t\t\tconst astra_pair astra_p_%s = *(const astra_pair *)&%s[astra_r * (%s) + astra_c];\n",
+			       names[j], names[j], ir->cols);
+	for (e = 0; e < 2; e++) {
+		astra_buf_addf(b, "\t\t\tastra_tile[astra_k + threadIdx.y][2 * threadIdx.x + %d] = ", e);
+		w->pair = e;
+		emit(w, s->value, b);
+		w->pair = -1;
+		astra_buf_adds(b, ";\n");
+	}
+	astra_buf_adds(b, "\t\t}\n\t\t__syncthreads();\n#pragma unroll\n"
+			  "\t\tfor (int astra_k = 0; astra_k < 64; astra_k += 8) {\n"
+			  "\t\t\tconst long long astra_r = astra_r0 + 2 * threadIdx.x;\n"
+			  "\t\t\tconst long long astra_c = astra_c0 + astra_k + threadIdx.y;\n"
+			  "\t\t\tastra_pair astra_o;\n"
+			  "\t\t\tastra_o.e[0] = astra_tile[2 * threadIdx.x][astra_k + threadIdx.y];\n"
+			  "\t\t\tastra_o.e[1] = astra_tile[2 * threadIdx.x + 1][astra_k + threadIdx.y];\n");
+	astra_buf_addf(b, "\t\t\t*(astra_pair *)&%s[", s->buf);
+	emit(w, s->index, b);
+	astra_buf_adds(b, "] = astra_o;\n\t\t}\n\t\treturn;\n\t}\n");
+}
+
 static void wide_body(struct tw *w, const struct astra_ir *ir, const char *elem, struct astra_buf *b)
 {
 	const struct astra_ir_store *s = &ir->stores[0];
 	const char *names[16];
+	struct astra_buf interior = ASTRA_BUF_INIT;
 	size_t nr = loaded(s->value, names, 0, 16), j;
 	int e;
 	if (nr == 16) {
 		refuse(w, "more than 15 buffers read");
 		return;
 	}
+	interior_tile(w, ir, names, nr, &interior);
 	astra_buf_addf(b,
 		       "{\n"
 		       "\t/* astra-cc lowering: transpose through a 64x64 tile in shared memory, 2 elements a thread */\n"
@@ -260,13 +304,15 @@ static void wide_body(struct tw *w, const struct astra_ir *ir, const char *elem,
 		       "\t__shared__ %s astra_tile[64][65];\n"
 		       "\t/* 32-bit products (blocks below 2^26): with 64-bit ones nvcc splits the pair stores */\n"
 		       "\tconst long long astra_r0 = (long long)(blockIdx.y * 64u), astra_c0 = (long long)(blockIdx.x * 64u);\n"
+		       "%s"
 		       "#pragma unroll\n"
 		       "\tfor (int astra_k = 0; astra_k < 64; astra_k += 8) {\n"
 		       "\t\tconst long long astra_r = astra_r0 + astra_k + threadIdx.y;\n"
 		       "\t\tconst long long astra_c = astra_c0 + 2 * threadIdx.x;\n"
 		       "\t\tif (astra_r >= (long long)(%s) || astra_c >= (long long)(%s))\n"
 		       "\t\t\tcontinue;\n",
-		       elem, elem, elem, ir->rows, ir->cols);
+		       elem, elem, elem, interior.buf ? interior.buf : "", ir->rows, ir->cols);
+	astra_buf_release(&interior);
 	for (j = 0; j < nr; j++) {
 		astra_buf_addf(b, "\t\tastra_pair astra_p_%s;\n\t\t{\n\t\t\tconst %s *astra_a = &%s[astra_r * (%s) + astra_c];\n",
 			       names[j], elem, names[j], ir->cols);
