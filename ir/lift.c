@@ -345,8 +345,10 @@ static int is_type_word(struct lifter *L, const char *s)
 	for (j = 0; w[j]; j++)
 		if (!strcmp(s, w[j]))
 			return 1;
+	/* a type parameter only: `Activation(x)` through a function-pointer parameter is a call */
 	for (j = 0; j < L->k->nr_tmpl; j++)
-		if (!strcmp(L->k->tmpl_params[j], s))
+		if (!strcmp(L->k->tmpl_params[j], s) && L->k->tmpl_kinds && L->k->tmpl_kinds[j] &&
+		    (!strcmp(L->k->tmpl_kinds[j], "typename") || !strcmp(L->k->tmpl_kinds[j], "class")))
 			return 1;
 	return astra_env_alias(&L->k->env, s, strlen(s)) != NULL;
 }

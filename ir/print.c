@@ -365,6 +365,18 @@ static int print_pair(const struct ctx *cx, const struct astra_ir_node *n, struc
 	return found;
 }
 
+/* A flat space's index as its one-line form names it: the atom r printed i (in place; returns t). */
+static char *flat_name(const char *rname, char *t)
+{
+	char *s;
+	if (strcmp(rname, "i"))
+		return t;
+	for (s = t; *s; s++)
+		if (*s == 'r' && (s == t || !astra_lex_ident_char(s[-1])) && !astra_lex_ident_char(s[1]))
+			*s = 'i';
+	return t;
+}
+
 static void print_index(const struct ctx *cx, const struct astra_ir_node *n, struct astra_buf *out)
 {
 	struct astra_buf cr = ASTRA_BUF_INIT, cc = ASTRA_BUF_INIT, rest = ASTRA_BUF_INIT;
@@ -388,17 +400,11 @@ static void print_index(const struct ctx *cx, const struct astra_ir_node *n, str
 	else if (ok && !cr.len && same(&cc, "1") && cols && rest_over_cols(rest.buf, cols, out))
 		astra_buf_adds(out, ",c");
 	else if (ok && !cr.len && !cc.len && rest.len)
-		astra_buf_adds(out, rest.buf);
+		astra_buf_adds(out, flat_name(rname, rest.buf));
 	else {
 		struct astra_buf t = ASTRA_BUF_INIT;
 		astra_ir_print_poly(n, &t);
-		if (!strcmp(rname, "i")) {
-			char *s;
-			for (s = t.buf; s && *s; s++)
-				if (*s == 'r' && (s == t.buf || !astra_lex_ident_char(s[-1])) && !astra_lex_ident_char(s[1]))
-					*s = 'i';
-		}
-		astra_buf_adds(out, t.buf ? t.buf : "0");
+		astra_buf_adds(out, t.buf ? flat_name(rname, t.buf) : "0");
 		astra_buf_release(&t);
 	}
 	astra_buf_release(&cr);

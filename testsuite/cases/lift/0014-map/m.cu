@@ -83,6 +83,20 @@ __global__ void mp__flat3(int n, const float *in, float *out)
 		out[i] = 0.25f * (in[i - 1] + 2.0f * in[i] + in[i + 1]);
 }
 
+// a flat map through a function-pointer template parameter (a call, not a conversion)
+__device__ float mp_affine(float x) { return 2.0f * x + 1.0f; }
+#pragma astra optimize
+#pragma astra types(F=mp_affine)
+#pragma astra shapes(n=1001) shapes(n=5) buffers(out[n], x[n]) outputs(out)
+#pragma astra launch(grid=(n + 127) / 128, block=128)
+template <float (*F)(float)>
+__global__ void mp__fnptr(float *out, const float *x, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		out[i] = F(x[i]) * x[i];
+}
+
 // not a map along the row: a transpose (lower-transpose's)
 #pragma astra optimize
 #pragma astra shapes(n=37) buffers(a[n*n], b[n*n]) outputs(b)
