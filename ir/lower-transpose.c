@@ -244,6 +244,21 @@ static size_t loaded(const struct astra_ir_node *n, const char **names, size_t n
  * where aligned and inside, else one by one); a tile wholly inside
  * takes interior_tile's path, with no test per element.
  */
+/* The tile's two elements of the thread's pair from v (the second under c + 1 < cols where guarded). */
+static void tile_pair(struct tw *w, const struct astra_ir *ir, const char *indent, int guarded, struct astra_buf *b)
+{
+	int e;
+	for (e = 0; e < 2; e++) {
+		if (e && guarded)
+			astra_buf_addf(b, "%sif (astra_c + 1 < (long long)(%s))\n\t", indent, ir->cols);
+		astra_buf_addf(b, "%sastra_tile[astra_k + threadIdx.y][2 * threadIdx.x + %d] = ", indent, e);
+		w->pair = e;
+		emit(w, ir->stores[0].value, b);
+		w->pair = -1;
+		astra_buf_adds(b, ";\n");
+	}
+}
+
 /*
  * A tile wholly inside, both extents even and every buffer aligned to a
  * pair: no bounds and no alignment to test per element, so each thread's
@@ -254,7 +269,6 @@ static void interior_tile(struct tw *w, const struct astra_ir *ir, const char **
 {
 	const struct astra_ir_store *s = &ir->stores[0];
 	size_t j;
-	int e;
 	astra_buf_addf(b, "\tif (astra_r0 + 64 <= (long long)(%s) && astra_c0 + 64 <= (long long)(%s) && (%s) %% 2 == 0 && "
 			  "(%s) %% 2 == 0", ir->rows, ir->cols, ir->rows, ir->cols);
 	for (j = 0; j < nr; j++)
@@ -266,13 +280,7 @@ static void interior_tile(struct tw *w, const struct astra_ir *ir, const char **
 	for (j = 0; j < nr; j++)
 		astra_buf_addf(b, "\t\t\tconst astra_pair astra_p_%s = *(const astra_pair *)&%s[astra_r * (%s) + astra_c];\n",
 			       names[j], names[j], ir->cols);
-	for (e = 0; e < 2; e++) {
-		astra_buf_addf(b, "\t\t\tastra_tile[astra_k + threadIdx.y][2 * threadIdx.x + %d] = ", e);
-		w->pair = e;
-		emit(w, s->value, b);
-		w->pair = -1;
-		astra_buf_adds(b, ";\n");
-	}
+	tile_pair(w, ir, "\t\t\t", 0, b);
 	astra_buf_adds(b, "\t\t}\n\t\t__syncthreads();\n#pragma unroll\n"
 			  "\t\tfor (int astra_k = 0; astra_k < 64; astra_k += 8) {\n"
 			  "\t\t\tconst long long astra_r = astra_r0 + 2 * threadIdx.x;\n"
@@ -291,7 +299,6 @@ static void wide_body(struct tw *w, const struct astra_ir *ir, const char *elem,
 	const char *names[16];
 	struct astra_buf interior = ASTRA_BUF_INIT;
 	size_t nr = loaded(s->value, names, 0, 16), j;
-	int e;
 	if (nr == 16) {
 		refuse(w, "more than 15 buffers read");
 		return;
@@ -323,15 +330,7 @@ static void wide_body(struct tw *w, const struct astra_ir *ir, const char *elem,
 		astra_buf_addf(b, "\t\t\t\tastra_p_%s.e[1] = astra_c + 1 < (long long)(%s) ? astra_a[1] : astra_p_%s.e[0];\n"
 				  "\t\t\t}\n\t\t}\n", names[j], ir->cols, names[j]);
 	}
-	for (e = 0; e < 2; e++) {
-		if (e)
-			astra_buf_addf(b, "\t\tif (astra_c + 1 < (long long)(%s))\n\t", ir->cols);
-		astra_buf_addf(b, "\t\tastra_tile[astra_k + threadIdx.y][2 * threadIdx.x + %d] = ", e);
-		w->pair = e;
-		emit(w, s->value, b);
-		w->pair = -1;
-		astra_buf_adds(b, ";\n");
-	}
+	tile_pair(w, ir, "\t\t", 1, b);
 	astra_buf_adds(b, "\t}\n\t__syncthreads();\n#pragma unroll\n"
 			  "\tfor (int astra_k = 0; astra_k < 64; astra_k += 8) {\n"
 			  "\t\tconst long long astra_r = astra_r0 + 2 * threadIdx.x;\n"
