@@ -206,7 +206,7 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 		goto out;
 
 	astra_buf_addf(&b, "{\n\tstruct alignas(%d * sizeof(%s)) astra_vec { %s e[%d]; };\n", VEC, type, type, VEC);
-	astra_buf_addf(&b, "\tconst long long astra_ng = (long long)(((%s) + %d) / %d - (%s) / %d);\n", ir->cols, VEC - 1,
+	astra_buf_addf(&b, "\tconst long long astra_ng = ((long long)(%s) + %d) / %d - (long long)(%s) / %d;\n", ir->cols, VEC - 1,
 		       VEC, clo, VEC);
 	astra_buf_addf(&b, "\tconst long long astra_n = (long long)((%s) - (%s)) * astra_ng;\n", ir->rows, rlo);
 	astra_buf_adds(&b, "\tconst long long astra_step = (long long)gridDim.x * gridDim.y * blockDim.x;\n");
@@ -214,7 +214,11 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 			   "threadIdx.x; astra_e < astra_n; astra_e += astra_step) {\n");
 	if (!flat)
 		astra_buf_addf(&b, "\t\tconst int astra_r = (%s) + (int)(astra_e / astra_ng);\n", rlo);
-	astra_buf_addf(&b, "\t\tconst int astra_c = %d * ((%s) / %d + (int)(astra_e %% astra_ng));\n", VEC, clo, VEC);
+	if (flat)   /* a flat extent may pass 2^31 (a size_t n): the columns in 64 bits */
+		astra_buf_addf(&b, "\t\tconst long long astra_c = %d * ((long long)(%s) / %d + astra_e %% astra_ng);\n", VEC, clo,
+			       VEC);
+	else
+		astra_buf_addf(&b, "\t\tconst int astra_c = %d * ((%s) / %d + (int)(astra_e %% astra_ng));\n", VEC, clo, VEC);
 	w.name_r = "astra_r";
 	w.name_c = "astra_c";
 	astra_buf_addf(&b, "\t\tif (astra_c >= (%s) && astra_c + %d < (%s)) {\n", clo, VEC - 1, ir->cols);
@@ -265,7 +269,7 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 	}
 	/* a group at a border: each column as the original's thread, under its guard */
 	astra_buf_addf(&b, "\t\t} else {\n\t\t\tfor (int astra_k = 0; astra_k < %d; astra_k++) {\n", VEC);
-	astra_buf_adds(&b, "\t\t\t\tconst int astra_cc = astra_c + astra_k;\n");
+	astra_buf_addf(&b, "\t\t\t\tconst %s astra_cc = astra_c + astra_k;\n", flat ? "long long" : "int");
 	astra_buf_addf(&b, "\t\t\t\tif (astra_cc >= (%s) && astra_cc < (%s)) {\n", clo, ir->cols);
 	w.name_c = "astra_cc";
 	astra_nest_emit_stores(&w, type, "\t\t\t\t\t", NULL, &b);
