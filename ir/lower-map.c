@@ -135,11 +135,16 @@ static void shifted_loads(struct nw *w, const struct astra_ir_node **v, size_t n
 	}
 }
 
+int astra_ir_flat_space(const struct astra_ir *ir)
+{
+	return !ir->cols && ir->rows && !ir->inner && (ir->mapping == IR_MAP_THREAD || ir->mapping == IR_MAP_GRID_STRIDE);
+}
+
 /*
  * A flat space (`y[i] = f(x[i])`, a thread per element or a grid-stride
  * loop; the lifter's flat index is r, printed i) as one row of columns
- * c = i: the same groups of 4, the rows' parts left out.  one's stores and nodes live in w's arena; its other fields
- * point into ir.
+ * c = i: the same groups of 4, the rows' parts left out.  one's stores
+ * and nodes live in w's arena; its other fields point into ir.
  */
 static const struct astra_ir *as_one_row(struct nw *w, const struct astra_ir *ir, struct astra_ir *one)
 {
@@ -175,7 +180,7 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 	memset(&w, 0, sizeof(w));
 	w.k = k;
 	w.why = why;
-	flat = !ir->cols && ir->rows && !ir->inner && (ir->mapping == IR_MAP_THREAD || ir->mapping == IR_MAP_GRID_STRIDE);
+	flat = astra_ir_flat_space(ir);
 	if (flat)
 		ir = as_one_row(&w, ir, &one);
 	w.ir = ir;
@@ -212,13 +217,14 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 	astra_buf_adds(&b, "\tconst long long astra_step = (long long)gridDim.x * gridDim.y * blockDim.x;\n");
 	astra_buf_adds(&b, "\tfor (long long astra_e = ((long long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + "
 			   "threadIdx.x; astra_e < astra_n; astra_e += astra_step) {\n");
-	if (!flat)
-		astra_buf_addf(&b, "\t\tconst int astra_r = (%s) + (int)(astra_e / astra_ng);\n", rlo);
-	if (flat)   /* a flat extent may pass 2^31 (a size_t n): the columns in 64 bits */
+	if (flat) {
+		/* a flat extent may pass 2^31 (a size_t n): the columns in 64 bits */
 		astra_buf_addf(&b, "\t\tconst long long astra_c = %d * ((long long)(%s) / %d + astra_e %% astra_ng);\n", VEC, clo,
 			       VEC);
-	else
+	} else {
+		astra_buf_addf(&b, "\t\tconst int astra_r = (%s) + (int)(astra_e / astra_ng);\n", rlo);
 		astra_buf_addf(&b, "\t\tconst int astra_c = %d * ((%s) / %d + (int)(astra_e %% astra_ng));\n", VEC, clo, VEC);
+	}
 	w.name_r = "astra_r";
 	w.name_c = "astra_c";
 	astra_buf_addf(&b, "\t\tif (astra_c >= (%s) && astra_c + %d < (%s)) {\n", clo, VEC - 1, ir->cols);

@@ -235,15 +235,6 @@ static size_t loaded(const struct astra_ir_node *n, const char **names, size_t n
 	return nr;
 }
 
-/*
- * The wide tile: 64 x 64 per block of 32 x 8 threads, each thread two
- * consecutive columns of 8 of the tile's rows on the way in (each buffer
- * read as one pair where its place is aligned to the pair and both
- * columns are inside, else element by element under the bounds) and two
- * consecutive rows of 8 of its columns on the way out (one pair stored
- * where aligned and inside, else one by one); a tile wholly inside
- * takes interior_tile's path, with no test per element.
- */
 /* The tile's two elements of the thread's pair from v (the second under c + 1 < cols where guarded). */
 static void tile_pair(struct tw *w, const struct astra_ir *ir, const char *indent, int guarded, struct astra_buf *b)
 {
@@ -293,6 +284,15 @@ static void interior_tile(struct tw *w, const struct astra_ir *ir, const char **
 	astra_buf_adds(b, "] = astra_o;\n\t\t}\n\t\treturn;\n\t}\n");
 }
 
+/*
+ * The wide tile: 64 x 64 per block of 32 x 8 threads, each thread two
+ * consecutive columns of 8 of the tile's rows on the way in (each buffer
+ * read as one pair where its place is aligned to the pair and both
+ * columns are inside, else element by element under the bounds) and two
+ * consecutive rows of 8 of its columns on the way out (one pair stored
+ * where aligned and inside, else one by one); a tile wholly inside
+ * takes interior_tile's path, with no test per element.
+ */
 static void wide_body(struct tw *w, const struct astra_ir *ir, const char *elem, struct astra_buf *b)
 {
 	const struct astra_ir_store *s = &ir->stores[0];

@@ -469,12 +469,6 @@ const struct astra_rule astra_rule_lower_matvec = {
 typedef int (*lower_2d)(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
 			struct astra_buf *out, struct astra_buf *why);
 
-/* A flat space of elements, a thread per element or a grid-stride loop (lower-map takes it as one row). */
-static int flat_space(const struct astra_ir *ir)
-{
-	return !ir->cols && ir->rows && (ir->mapping == IR_MAP_THREAD || ir->mapping == IR_MAP_GRID_STRIDE);
-}
-
 /*
  * The original kernel lifted to a 2-D space with a thread per element
  * (mapping IR_MAP_2D; IR_MAP_2D_TILE too where tiles; a flat space too
@@ -482,7 +476,6 @@ static int flat_space(const struct astra_ir *ir)
  * names its line), then in the buffers' one type.  1 with *text set and
  * ir filled (release it either way), 0 with why set.
  */
-
 static int lower_2d_typed(struct astra_rk *rk, struct astra_ir *ir, lower_2d fn, int tiles, const char *as,
 			  struct astra_buf *text, struct astra_buf *why)
 {
@@ -493,7 +486,7 @@ static int lower_2d_typed(struct astra_rk *rk, struct astra_ir *ir, lower_2d fn,
 		astra_buf_adds(why, "the kernel does not lift (the `not lifted:` line says why)");
 		goto out;
 	}
-	if ((ir->mapping != IR_MAP_2D && !(tiles && ir->mapping == IR_MAP_2D_TILE) && !(tiles > 1 && flat_space(ir))) ||
+	if ((ir->mapping != IR_MAP_2D && !(tiles && ir->mapping == IR_MAP_2D_TILE) && !(tiles > 1 && astra_ir_flat_space(ir))) ||
 	    ir->inner) {
 		astra_buf_addf(why, "written as %s%s; only a %s with a thread per element is lowered%s",
 			       astra_ir_mapping_name(ir->mapping), ir->inner ? " with a loop over k" : "",
@@ -616,7 +609,7 @@ static int apply_map(struct astra_rk *rk, const char *arg, struct astra_buf *why
 	}
 	if (!lower_2d_typed(rk, &ir, astra_ir_lower_map, 2, " as a map", &text, why))
 		goto out;
-	if (flat_space(&ir)) {
+	if (astra_ir_flat_space(&ir)) {
 		/* one row: a block of 256 per 1024 elements, else the original's geometry */
 		grid = xasprintf("(((%s) + 3) / 4 - (%s) / 4 + 255) / 256", ir.rows, ir.rows_lo ? ir.rows_lo : "0");
 		if (!astra_rk_params_only(rk, grid)) {
@@ -624,17 +617,16 @@ static int apply_map(struct astra_rk *rk, const char *arg, struct astra_buf *why
 			grid = NULL;
 			block = NULL;
 		}
-		goto set;
+	} else {
+		grid = xasprintf("(((%s) - (%s)) * (((%s) + 3) / 4 - (%s) / 4) + 255) / 256", ir.rows,
+				 ir.rows_lo ? ir.rows_lo : "0", ir.cols, ir.cols_lo ? ir.cols_lo : "0");
+		if (!astra_rk_params_only(rk, grid)) {
+			free(grid);
+			grid = ir.mapping == IR_MAP_2D ? quarter_rows(rk->grid) : NULL;
+			if (ir.mapping == IR_MAP_2D && !grid)
+				block = "64";
+		}
 	}
-	grid = xasprintf("(((%s) - (%s)) * (((%s) + 3) / 4 - (%s) / 4) + 255) / 256", ir.rows,
-			 ir.rows_lo ? ir.rows_lo : "0", ir.cols, ir.cols_lo ? ir.cols_lo : "0");
-	if (!astra_rk_params_only(rk, grid)) {
-		free(grid);
-		grid = ir.mapping == IR_MAP_2D ? quarter_rows(rk->grid) : NULL;
-		if (ir.mapping == IR_MAP_2D && !grid)
-			block = "64";
-	}
-set:
 	astra_rk_set_text(rk, astra_buf_detach(&text, NULL));
 	astra_rk_set_launch(rk, grid, block, "0");
 	ret = 1;
