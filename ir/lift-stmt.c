@@ -98,13 +98,48 @@ static const char *combination(struct astra_ir_node *nv, struct astra_ir_node *o
 	return NULL;
 }
 
+/* 0.2, 1e-3, 2.L: a floating literal that is not a float's (no f suffix) */
+static int wide_literal(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n || s[n - 1] == 'f' || s[n - 1] == 'F' || (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')))
+		return 0;
+	return strchr(s, '.') || strchr(s, 'e') || strchr(s, 'E');
+}
+
+/*
+ * The value a local of its declared type holds.  The IR drops conversions,
+ * but not this one: `float c11; c11 = +0.2;` holds (float)0.2, and a
+ * lowering that puts the value where the local was read must compute
+ * with that, not with the double 0.2 (PolyBench's convolution-2d: in
+ * double its sums differ from the original's in the last bit, and the
+ * verifier refused the candidate at 16384 x 16384).  A literal other than
+ * a float's in a local not declared double (or auto) keeps its cast.
+ */
+static struct astra_ir_node *as_declared(struct lifter *L, const struct lvar *v, struct astra_ir_node *val)
+{
+	const struct astra_ir_node *n = val;
+	const char *t = v->type;
+	size_t len;
+	while (n->kind == IR_UN && (!strcmp(n->s, "-") || !strcmp(n->s, "+")))
+		n = n->a[0];
+	if (!t || n->kind != IR_NUM || !wide_literal(n->s))
+		return val;
+	while (!strncmp(t, "const ", 6) || !strncmp(t, "volatile ", 9))
+		t = strchr(t, ' ') + 1;
+	len = strcspn(t, " ");
+	if ((len == 6 && !strncmp(t, "double", 6)) || (len == 4 && !strncmp(t, "auto", 4)))
+		return val;
+	return astra_ir_node(L->ar, IR_CAST, astra_ir_strdup(L->ar, t, strlen(t)), 1, val);
+}
+
 static void assign_var(struct lifter *L, struct lvar *v, const char *op, struct astra_ir_node *rhs)
 {
 	int reads = v->loop_reads;
 	struct astra_ir_node *val = lift_eval(L, rhs), *e;
 	const char *how;
 	if (!strcmp(op, "=")) {
-		val = lift_bind(L, val);
+		val = lift_bind(L, as_declared(L, v, val));
 	} else {
 		char bop[4];
 		if (!v->val)
@@ -899,6 +934,7 @@ void lift_stmt(struct lifter *L, struct astra_ir_stmt *s, int top)
 		if (s->is_array && !s->is_shared)
 			lift_fail(L, "a local array (`%s`) is not modelled", s->name);
 		v = lift_declare(L, s->name);
+		v->type = s->type;
 		v->shared = s->is_shared;
 		v->array = s->is_array;
 		if (s->init && s->is_pointer && s->init->kind == IR_CALL && !s->init->nr &&
@@ -908,7 +944,7 @@ void lift_stmt(struct lifter *L, struct astra_ir_stmt *s, int top)
 			return;
 		}
 		if (s->init)
-			v->val = lift_bind(L, lift_eval(L, s->init));
+			v->val = lift_bind(L, as_declared(L, v, lift_eval(L, s->init)));
 		return;
 	case ST_EXPR:
 		expr_stmt(L, s->e);

@@ -24,6 +24,7 @@
 
 struct lvar {
 	const char *name;
+	const char *type;            /* as declared (qualifiers included), or NULL: a parameter */
 	struct astra_ir_node *val;   /* NULL: declared, not set */
 	int shared;                  /* a __shared__ variable or array */
 	int array;

@@ -112,7 +112,8 @@ static void emit_sums(struct nw *w, const struct astra_ir_node *n, const struct 
 		astra_buf_addch(out, ')');
 		return;
 	case IR_UN:
-		astra_buf_addf(out, "(%s", n->s);
+	case IR_CAST:   /* a local's declared type around a literal */
+		astra_buf_addf(out, n->kind == IR_CAST ? "((%s)" : "(%s", n->s);
 		emit_sums(w, n->a[0], reds, nr, out);
 		astra_buf_addch(out, ')');
 		return;

@@ -95,7 +95,8 @@ static void emit(struct rw *w, const struct astra_ir_node *n, struct astra_buf *
 		astra_buf_addch(out, ')');
 		return;
 	case IR_UN:
-		astra_buf_addf(out, "(%s", n->s);
+	case IR_CAST:   /* a local's declared type around a literal */
+		astra_buf_addf(out, n->kind == IR_CAST ? "((%s)" : "(%s", n->s);
 		emit(w, n->a[0], out, comp);
 		astra_buf_addch(out, ')');
 		return;

@@ -474,7 +474,10 @@ static int emit(const struct ctx *cx, const struct astra_ir_node *n, struct astr
 		astra_buf_addch(out, ']');
 		return NO_PARENS;
 	case IR_CAST:
-		return emit(cx, n->a[0], out);
+		/* only a local's declared type around a literal (lift-stmt.c as_declared) */
+		astra_buf_addf(out, "(%s)", n->s);
+		print_node(cx, n->a[0], out, 13);
+		return 13;
 	case IR_BIN: {
 		struct astra_buf l = ASTRA_BUF_INIT, r = ASTRA_BUF_INIT, wl = ASTRA_BUF_INIT, wr = ASTRA_BUF_INIT;
 		int lo, ro, swap = 0, own;
