@@ -1347,18 +1347,47 @@ static void describe_lane(Line &l, const BufSpec &b, long long lane, const unsig
 
 /*
  * Which outputs does the original also read (in-place buffers such as a
- * residual, or outputs it writes only in part)?  Run it with each output's
- * initial contents changed in turn: if any result moves, that output is
- * read.  Poison trials poison only the outputs that are not read (poisoning
- * a residual would make every result NaN and prove nothing), and the bytes
- * a launch moves count read outputs twice.
+ * residual)?  Run it with each output's initial contents changed in turn:
+ * if any result moves, that output is read, unless every element that
+ * moved is one of its own that the launch left alone in both runs (an
+ * output written in part: a stencil's border keeps what it held).  Poison
+ * trials poison only the outputs that are not read (poisoning a residual
+ * would make every result NaN and prove nothing), and the bytes a launch
+ * moves count read outputs twice, an output written in part by the
+ * elements it wrote (counted as read, convolution-2d's 1 GiB output made
+ * a candidate's time look faster than the device can be).
  */
+/* The elements of an output left as they were in both runs (was: its first
+ * initial contents, now: its second); -1 when some element that moved was not. */
+static long long untouched(const BufSpec &b, const std::vector<unsigned char> &base,
+			   const std::vector<unsigned char> &out, const std::vector<unsigned char> &was,
+			   const std::vector<unsigned char> &now)
+{
+	size_t es = b.elem_size ? b.elem_size : 1, n = std::min(base.size(), out.size()) / es;
+	long long kept = 0;
+	for (size_t e = 0; e < n; e++) {
+		const size_t o = e * es;
+		if (!memcmp(&base[o], &was[o], es) && !memcmp(&out[o], &now[o], es))
+			kept++;
+		else if (memcmp(&base[o], &out[o], es))
+			return -1;
+	}
+	return kept;
+}
+
 void Program::probe(int ci, std::vector<DevBuf> &A, std::vector<unsigned char *> &P)
 {
 	const Case &c = cases_[ci];
 	size_t nb = c.bufs.size();
 	std::vector<std::vector<unsigned char> > base, out;
 	Trial t = { D_UNIFORM, false, 0, mix3(seed_, (uint64_t)ci, 0x70726f6265ULL), PH_CHECK, -1 };
+	std::vector<long long> kept(nb, 0);   /* an output's elements the launch leaves alone */
+	auto to_host = [&](const void *dev, size_t n) {
+		std::vector<unsigned char> h(n);
+		if (n)
+			RT_CUDA(cudaMemcpy(h.data(), dev, n, cudaMemcpyDeviceToHost));
+		return h;
+	};
 	read_[ci].assign(nb, false);
 	layout(c, A, 0);
 	for (size_t b = 0; b < nb; b++)
@@ -1367,10 +1396,12 @@ void Program::probe(int ci, std::vector<DevBuf> &A, std::vector<unsigned char *>
 	for (size_t b = 0; b < nb; b++) {
 		if (!c.bufs[b].output || !c.bufs[b].bytes())
 			continue;
+		std::vector<unsigned char> was = to_host(P[b], c.bufs[b].bytes());
 		generate(c.bufs[b], D_NORMAL, mix3(t.seed, b, 2), P[b], nullptr);
 		run_one(ci, t, 0, A, P, out);
+		kept[b] = untouched(c.bufs[b], base[b], out[b], was, to_host(P[b], c.bufs[b].bytes()));
 		for (size_t o = 0; o < nb; o++)
-			if (c.bufs[o].output && out[o] != base[o])
+			if (c.bufs[o].output && out[o] != base[o] && (o != b || kept[b] < 0))
 				read_[ci][b] = true;
 		generate(c.bufs[b], D_UNIFORM, mix3(t.seed, b, 1), P[b], nullptr);  /* back to the first values */
 	}
@@ -1380,7 +1411,7 @@ void Program::probe(int ci, std::vector<DevBuf> &A, std::vector<unsigned char *>
 		if (!bs.output || read_[ci][b])
 			rd += (double)bs.bytes();
 		if (bs.output)
-			wr += (double)bs.bytes();
+			wr += (double)bs.bytes() - (read_[ci][b] ? 0.0 : (double)kept[b] * (double)bs.elem_size);
 	}
 	if (c.bytes >= 0) {
 		rd = c.bytes;

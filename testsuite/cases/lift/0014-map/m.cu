@@ -97,6 +97,22 @@ __global__ void mp__fnptr(float *out, const float *x, int n)
 		out[i] = F(x[i]) * x[i];
 }
 
+// float locals set from double literals hold floats: the map computes with
+// (float)0.1, bit for bit what the original does (a tolerance of 0)
+#pragma astra optimize
+#pragma astra shapes(n=1003) buffers(out[n], x[n]) outputs(out) tolerance(out: rtol=0, atol=0)
+#pragma astra launch(grid=(n + 127) / 128, block=128)
+__global__ void mp__coef(float *out, const float *x, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	float c1, c2;
+	c1 = +0.1;
+	c2 = -0.7;
+	const float c3 = 1e-3;
+	if (i < n)
+		out[i] = c1 * x[i] + c2 * x[i] * x[i] + c3;
+}
+
 // not a map along the row: a transpose (lower-transpose's)
 #pragma astra optimize
 #pragma astra shapes(n=37) buffers(a[n*n], b[n*n]) outputs(b)
