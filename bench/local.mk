@@ -6,7 +6,7 @@
 
 EXTRA_DIST += bench/verify bench/verify-gpu.sh \
 	bench/kernels bench/reference bench/bench.cu bench/emulate.h bench/gen-pragmas bench/gen-tu2000 \
-	bench/wild bench/emu-check bench/emu-check-rt.h bench/nest-count bench/nest \
+	bench/wild bench/emu-check bench/emu-check-rt.h bench/nest-count bench/nest bench/first-round \
 	bench/run-reference examples/Makefile examples/README.md examples/layer.cu \
 	examples/layer.h examples/main.cu
 
