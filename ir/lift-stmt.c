@@ -98,13 +98,21 @@ static const char *combination(struct astra_ir_node *nv, struct astra_ir_node *o
 	return NULL;
 }
 
-/* 0.2, 1e-3, 2.L: a floating literal that is not a float's (no f suffix) */
+/*
+ * 0.2, 1e-3, 2.5L: a floating literal that is not a float's (no f suffix)
+ * and whose value another type may not hold (-128.0 ... 127.0 are
+ * the same in every arithmetic type: `float s = 0.0;` stays a sum's zero).
+ */
 static int wide_literal(const char *s)
 {
 	size_t n = strlen(s);
+	double d;
 	if (!n || s[n - 1] == 'f' || s[n - 1] == 'F' || (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')))
 		return 0;
-	return strchr(s, '.') || strchr(s, 'e') || strchr(s, 'E');
+	if (!strchr(s, '.') && !strchr(s, 'e') && !strchr(s, 'E'))
+		return 0;
+	d = strtod(s, NULL);
+	return !(d == (double)(long)d && d >= -128 && d <= 127);
 }
 
 /*

@@ -83,3 +83,19 @@ __global__ void mv__macro(DATA_TYPE *a, DATA_TYPE *x, DATA_TYPE *y)
 			y[i] += a[i * MV_M + j] * x[j];
 	}
 }
+
+// a float sum that starts from the double literal 0.0 starts from zero
+// (the lifter keeps casts of literals other types may not hold: not this one)
+#pragma astra optimize
+#pragma astra shapes(n=300, m=70) buffers(a[n*m], x[m], y[n]) outputs(y)
+#pragma astra launch(grid=(n + 127) / 128, block=128)
+__global__ void mv__zero(const float *a, const float *x, float *y, int n, int m)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		float s = 0.0;
+		for (int j = 0; j < m; j++)
+			s += a[i * m + j] * x[j];
+		y[i] = s;
+	}
+}
