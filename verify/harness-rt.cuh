@@ -1345,6 +1345,24 @@ static void describe_lane(Line &l, const BufSpec &b, long long lane, const unsig
 	}
 }
 
+/* The elements of an output left as they were in both runs (was: its first
+ * initial contents, now: its second); -1 when some element that moved was not. */
+static long long untouched(const BufSpec &b, const std::vector<unsigned char> &base,
+			   const std::vector<unsigned char> &out, const std::vector<unsigned char> &was,
+			   const std::vector<unsigned char> &now)
+{
+	size_t es = b.elem_size ? b.elem_size : 1, n = std::min({base.size(), out.size(), was.size(), now.size()}) / es;
+	long long kept = 0;
+	for (size_t e = 0; e < n; e++) {
+		const size_t o = e * es;
+		if (!memcmp(&base[o], &was[o], es) && !memcmp(&out[o], &now[o], es))
+			kept++;
+		else if (memcmp(&base[o], &out[o], es))
+			return -1;
+	}
+	return kept;
+}
+
 /*
  * Which outputs does the original also read (in-place buffers such as a
  * residual)?  Run it with each output's initial contents changed in turn:
@@ -1357,49 +1375,26 @@ static void describe_lane(Line &l, const BufSpec &b, long long lane, const unsig
  * elements it wrote (counted as read, convolution-2d's 1 GiB output made
  * a candidate's time look faster than the device can be).
  */
-/* The elements of an output left as they were in both runs (was: its first
- * initial contents, now: its second); -1 when some element that moved was not. */
-static long long untouched(const BufSpec &b, const std::vector<unsigned char> &base,
-			   const std::vector<unsigned char> &out, const std::vector<unsigned char> &was,
-			   const std::vector<unsigned char> &now)
-{
-	size_t es = b.elem_size ? b.elem_size : 1, n = std::min(base.size(), out.size()) / es;
-	long long kept = 0;
-	for (size_t e = 0; e < n; e++) {
-		const size_t o = e * es;
-		if (!memcmp(&base[o], &was[o], es) && !memcmp(&out[o], &now[o], es))
-			kept++;
-		else if (memcmp(&base[o], &out[o], es))
-			return -1;
-	}
-	return kept;
-}
-
 void Program::probe(int ci, std::vector<DevBuf> &A, std::vector<unsigned char *> &P)
 {
 	const Case &c = cases_[ci];
 	size_t nb = c.bufs.size();
 	std::vector<std::vector<unsigned char> > base, out;
 	Trial t = { D_UNIFORM, false, 0, mix3(seed_, (uint64_t)ci, 0x70726f6265ULL), PH_CHECK, -1 };
+	std::vector<std::vector<unsigned char> > was(nb);   /* the outputs' first initial contents */
 	std::vector<long long> kept(nb, 0);   /* an output's elements the launch leaves alone */
-	auto to_host = [&](const void *dev, size_t n) {
-		std::vector<unsigned char> h(n);
-		if (n)
-			RT_CUDA(cudaMemcpy(h.data(), dev, n, cudaMemcpyDeviceToHost));
-		return h;
-	};
 	read_[ci].assign(nb, false);
 	layout(c, A, 0);
 	for (size_t b = 0; b < nb; b++)
-		generate(c.bufs[b], D_UNIFORM, mix3(t.seed, b, 1), P[b], nullptr);
+		generate(c.bufs[b], D_UNIFORM, mix3(t.seed, b, 1), P[b], c.bufs[b].output ? &was[b] : nullptr);
 	run_one(ci, t, 0, A, P, base);
 	for (size_t b = 0; b < nb; b++) {
 		if (!c.bufs[b].output || !c.bufs[b].bytes())
 			continue;
-		std::vector<unsigned char> was = to_host(P[b], c.bufs[b].bytes());
-		generate(c.bufs[b], D_NORMAL, mix3(t.seed, b, 2), P[b], nullptr);
+		std::vector<unsigned char> now;
+		generate(c.bufs[b], D_NORMAL, mix3(t.seed, b, 2), P[b], &now);
 		run_one(ci, t, 0, A, P, out);
-		kept[b] = untouched(c.bufs[b], base[b], out[b], was, to_host(P[b], c.bufs[b].bytes()));
+		kept[b] = untouched(c.bufs[b], base[b], out[b], was[b], now);
 		for (size_t o = 0; o < nb; o++)
 			if (c.bufs[o].output && out[o] != base[o] && (o != b || kept[b] < 0))
 				read_[ci][b] = true;
