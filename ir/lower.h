@@ -80,7 +80,8 @@ int astra_ir_lower_stencil(const struct astra_ir *ir, const struct astra_kernel 
  * astra_ir_lower_map (lower-map.c) writes, for a lifted element-wise map
  * of a 2-D space (a thread per element of a 2-D grid, or a tile's rows
  * per thread; no reduction, every store per element along the
- * row) or of a flat space (astra_ir_flat_space: taken as its one row), a kernel with k's signature that gives each thread 4 consecutive
+ * row) or of a flat space (astra_ir_flat_space: taken as its one row),
+ * a kernel with k's signature that gives each thread 4 consecutive
  * columns of a row: the inputs read along the row loaded 4 at a time
  * where aligned (16 bytes for float), the stores likewise, a group at the
  * guarded range's border done column by column under the original's
