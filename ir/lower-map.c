@@ -35,6 +35,9 @@
  * does not do); nothing is written outside the guarded range.
  */
 #define VEC 4
+/* a strip: at most STRIP_ROWS rows per thread, the places it loads */
+#define STRIP_ROWS 8
+#define STRIP_LOADS (STRIP_ROWS * MAX_LOADS)
 
 /* A load's index per column c (unit stride in c, no gather). */
 static int along_row(struct nw *w, const struct astra_ir_node *n)
@@ -78,6 +81,33 @@ static void place(struct nw *w, const char *buf, const struct astra_ir_node *ind
 	astra_buf_addf(b, "&%s[", buf);
 	astra_nest_emit(w, index, b);
 	astra_buf_adds(b, "]");
+}
+
+/* `astra_vec astra_lJ`: the 4 elements of load n at the group's columns, one vector where aligned. */
+static void vector_load(struct nw *w, const char *type, const struct astra_ir_node *n, size_t j, struct astra_buf *b)
+{
+	astra_buf_addf(b, "\t\t\tastra_vec astra_l%zu;\n\t\t\t{\n\t\t\t\tconst %s *astra_p = ", j, type);
+	place(w, n->s, n->a[0], b);
+	astra_buf_adds(b, ";\n\t\t\t\tif (((unsigned long long)astra_p & (sizeof(astra_vec) - 1)) == 0)\n");
+	astra_buf_addf(b, "\t\t\t\t\tastra_l%zu = *(const astra_vec *)astra_p;\n\t\t\t\telse\n", j);
+	astra_buf_addf(b, "\t\t\t\t\tfor (int astra_k = 0; astra_k < %d; astra_k++)\n", VEC);
+	astra_buf_addf(b, "\t\t\t\t\t\tastra_l%zu.e[astra_k] = astra_p[astra_k];\n\t\t\t}\n", j);
+}
+
+/* Store s of the group's 4 columns from the values `<vname>0` .. `<vname>3`, one vector where aligned. */
+static void vector_store(struct nw *w, const char *type, const struct astra_ir_store *s, const char *vname,
+			 struct astra_buf *b)
+{
+	int l;
+	astra_buf_adds(b, "\t\t\t{\n\t\t\t\tastra_vec astra_o;\n");
+	for (l = 0; l < VEC; l++)
+		astra_buf_addf(b, "\t\t\t\tastra_o.e[%d] = %s%d;\n", l, vname, l);
+	astra_buf_addf(b, "\t\t\t\t%s *astra_p = ", type);
+	place(w, s->buf, s->index, b);
+	astra_buf_adds(b, ";\n\t\t\t\tif (((unsigned long long)astra_p & (sizeof(astra_vec) - 1)) == 0)\n");
+	astra_buf_adds(b, "\t\t\t\t\t*(astra_vec *)astra_p = astra_o;\n\t\t\t\telse\n");
+	astra_buf_addf(b, "\t\t\t\t\tfor (int astra_k = 0; astra_k < %d; astra_k++)\n", VEC);
+	astra_buf_adds(b, "\t\t\t\t\t\tastra_p[astra_k] = astra_o.e[astra_k];\n\t\t\t}\n");
 }
 
 /* a - b is the integer *d (|d| <= 3, not 0)? */
@@ -135,6 +165,177 @@ static void shifted_loads(struct nw *w, const struct astra_ir_node **v, size_t n
 	}
 }
 
+/* Do loads a and b read one place (one buffer, indices equal as polynomials)? */
+static int same_place(struct nw *w, const struct astra_ir_node *a, const struct astra_ir_node *b)
+{
+	struct astra_buf t = ASTRA_BUF_INIT;
+	int same;
+	if (strcmp(a->s, b->s))
+		return 0;
+	astra_ir_print_poly(astra_ir_node(&w->ar, IR_BIN, "-", 2, a->a[0], b->a[0]), &t);
+	same = t.len && !strcmp(t.buf, "0");
+	astra_buf_release(&t);
+	return same;
+}
+
+/* n with the index atom replaced by (atom + d): a load d rows or columns on. */
+static const struct astra_ir_node *moved(struct nw *w, const struct astra_ir_node *n, const char *atom, int d)
+{
+	char nd[16];
+	if (!d)
+		return n;
+	snprintf(nd, sizeof(nd), "%d", d);
+	return astra_nest_subst(w, n, atom,
+				astra_ir_node(&w->ar, IR_BIN, "+", 2, astra_ir_node(&w->ar, IR_ATOM, atom, 0),
+					      astra_ir_node(&w->ar, IR_NUM, astra_ir_strdup(&w->ar, nd, strlen(nd)), 0)));
+}
+
+/* The place of n in u[0..nu), added when new (at most max); -1 when full. */
+static int place_of(struct nw *w, const struct astra_ir_node *n, const struct astra_ir_node **u, size_t *nu, size_t max)
+{
+	size_t m;
+	for (m = 0; m < *nu; m++)
+		if (same_place(w, u[m], n))
+			return (int)m;
+	if (*nu == max)
+		return -1;
+	u[(*nu)++] = n;
+	return (int)m;
+}
+
+/*
+ * A group of 4 columns over `rows` consecutive rows (a strip), all in the
+ * guarded range: every place the strip's outputs read along the row is
+ * loaded once (rows r + i of one load that are rows r + i' of another are
+ * one load: a stencil's input rows are read once per strip, not once per
+ * output row), 4 at a time where aligned; the columns a vector does not
+ * hold (a stencil's c - 1 and c + 4) read once each; then each row's
+ * values and stores as lower-map's group.  Returns -1 when the strip
+ * reads more places than it can name.
+ */
+static int strip_group(struct nw *w, const char *type, const struct astra_ir_node **v, size_t nv, int rows,
+		       struct astra_buf *b)
+{
+	const struct astra_ir *ir = w->ir;
+	const struct astra_ir_node *u[STRIP_LOADS], *h[STRIP_LOADS];
+	int base[STRIP_LOADS], shift[STRIP_LOADS], at[STRIP_ROWS][MAX_LOADS];
+	size_t nu = 0, nh = 0, j, m;
+	char rname[32], lane[32], vname[48];
+	int i, l;
+
+	for (i = 0; i < rows; i++)
+		for (j = 0; j < nv; j++)
+			if ((at[i][j] = place_of(w, moved(w, v[j], "r", i), u, &nu, STRIP_LOADS)) < 0)
+				return -1;
+	shifted_loads(w, u, nu, ir->stores[0].index, base, shift);
+	w->name_r = "astra_r";
+	w->name_c = "astra_c";
+	for (m = 0; m < nu; m++)
+		if (base[m] < 0)
+			vector_load(w, type, u[m], m, b);
+	for (m = 0; m < nu; m++)
+		for (l = 0; l < VEC && base[m] >= 0; l++) {
+			int e = l + shift[m];
+			size_t before = nh;
+			const struct astra_ir_node *d = moved(w, u[m], "c", l);
+			if (e >= 0 && e < VEC)
+				continue;
+			if (place_of(w, d, h, &nh, STRIP_LOADS) < 0)
+				return -1;
+			if (nh == before)
+				continue;
+			astra_buf_addf(b, "\t\t\tconst %s astra_h%zu = ", type, before);
+			astra_nest_emit(w, d, b);
+			astra_buf_adds(b, ";\n");
+		}
+	for (i = 0; i < rows; i++) {
+		snprintf(rname, sizeof(rname), "(astra_r + %d)", i);
+		w->name_r = i ? rname : "astra_r";
+		for (l = 0; l < VEC; l++) {
+			snprintf(lane, sizeof(lane), "(astra_c + %d)", l);
+			w->name_c = lane;
+			for (j = 0; j < nv; j++) {
+				int q = at[i][j], e = base[q] < 0 ? l : l + shift[q];
+				w->rep_load[w->nr_rep] = v[j];
+				if (e >= 0 && e < VEC)
+					w->rep_text[w->nr_rep++] = xasprintf("astra_l%d.e[%d]", base[q] < 0 ? q : base[q], e);
+				else
+					w->rep_text[w->nr_rep++] =
+						xasprintf("astra_h%d", place_of(w, moved(w, u[q], "c", l), h, &nh, nh));
+			}
+			for (j = 0; j < ir->nr_stores; j++) {
+				astra_buf_addf(b, "\t\t\tconst %s astra_v%zu_%d_%d = ", type, j, i, l);
+				astra_nest_emit(w, ir->stores[j].value, b);
+				astra_buf_adds(b, ";\n");
+			}
+			for (j = 0; j < w->nr_rep; j++)
+				free(w->rep_text[j]);
+			w->nr_rep = 0;
+		}
+		w->name_c = "astra_c";
+		for (j = 0; j < ir->nr_stores; j++) {
+			snprintf(vname, sizeof(vname), "astra_v%zu_%d_", j, i);
+			vector_store(w, type, &ir->stores[j], vname, b);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Does a load at row r + d read what another load reads at row r (a
+ * reuse a strip of rows makes)?  A load the row does not move (a vector
+ * read along every row, gemver's v1[c]) does not count: the cache holds it.
+ */
+static int rows_reused(struct nw *w, const struct astra_ir_node **v, size_t nv)
+{
+	size_t j, m;
+	int d;
+	for (d = 1; d < STRIP_ROWS; d++)
+		for (j = 0; j < nv; j++)
+			for (m = 0; m < nv; m++)
+				if (astra_nest_depends(v[j]->a[0], "r") && same_place(w, moved(w, v[j], "r", d), v[m]))
+					return 1;
+	return 0;
+}
+
+/*
+ * The strip lowering's body: groups of 4 columns over `rows` rows each,
+ * in a grid-stride loop over the whole grid; a strip wholly in the
+ * guarded range as strip_group, one at a border element by element as
+ * the original's threads, under its guard.
+ */
+static int strip(struct nw *w, const char *type, const struct astra_ir_node **v, size_t nv, int rows,
+		 const char *rlo, const char *clo, struct astra_buf *b)
+{
+	const struct astra_ir *ir = w->ir;
+	astra_buf_addf(b, "{\n\tstruct alignas(%d * sizeof(%s)) astra_vec { %s e[%d]; };\n", VEC, type, type, VEC);
+	astra_buf_addf(b, "\tconst long long astra_ng = ((long long)(%s) + %d) / %d - (long long)(%s) / %d;\n", ir->cols, VEC - 1,
+		       VEC, clo, VEC);
+	astra_buf_addf(b, "\tconst long long astra_n = ((long long)((%s) - (%s)) + %d) / %d * astra_ng;\n", ir->rows, rlo,
+		       rows - 1, rows);
+	astra_buf_adds(b, "\tconst long long astra_step = (long long)gridDim.x * gridDim.y * blockDim.x;\n");
+	astra_buf_adds(b, "\tfor (long long astra_e = ((long long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + "
+			  "threadIdx.x; astra_e < astra_n; astra_e += astra_step) {\n");
+	astra_buf_addf(b, "\t\tconst int astra_r = (%s) + %d * (int)(astra_e / astra_ng);\n", rlo, rows);
+	astra_buf_addf(b, "\t\tconst int astra_c = %d * ((%s) / %d + (int)(astra_e %% astra_ng));\n", VEC, clo, VEC);
+	astra_buf_addf(b, "\t\tif (astra_c >= (%s) && astra_c + %d < (%s) && astra_r + %d < (%s)) {\n", clo, VEC - 1,
+		       ir->cols, rows - 1, ir->rows);
+	if (strip_group(w, type, v, nv, rows, b) < 0) {
+		astra_nest_refuse(w, ir->nr_stores ? ir->stores[0].line : 0, "a strip reads more places than it can name");
+		return -1;
+	}
+	astra_buf_addf(b, "\t\t} else {\n\t\t\tfor (int astra_i = 0; astra_i < %d && astra_r + astra_i < (%s); astra_i++)\n",
+		       rows, ir->rows);
+	astra_buf_addf(b, "\t\t\tfor (int astra_k = 0; astra_k < %d; astra_k++) {\n", VEC);
+	astra_buf_adds(b, "\t\t\t\tconst int astra_rr = astra_r + astra_i, astra_cc = astra_c + astra_k;\n");
+	astra_buf_addf(b, "\t\t\t\tif (astra_cc >= (%s) && astra_cc < (%s)) {\n", clo, ir->cols);
+	w->name_r = "astra_rr";
+	w->name_c = "astra_cc";
+	astra_nest_emit_stores(w, type, "\t\t\t\t\t", NULL, b);
+	astra_buf_adds(b, "\t\t\t\t}\n\t\t\t}\n\t\t}\n\t}\n}\n");
+	return 0;
+}
+
 int astra_ir_flat_space(const struct astra_ir *ir)
 {
 	return !ir->cols && ir->rows && !ir->inner && (ir->mapping == IR_MAP_THREAD || ir->mapping == IR_MAP_GRID_STRIDE);
@@ -164,8 +365,8 @@ static const struct astra_ir *as_one_row(struct nw *w, const struct astra_ir *ir
 	return one;
 }
 
-int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
-		       struct astra_buf *out, struct astra_buf *why)
+static int lower_map(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int rows,
+		     struct astra_buf *out, struct astra_buf *why)
 {
 	struct nw w;
 	struct astra_ir one;
@@ -209,6 +410,18 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 		nv = astra_nest_row_loads(&w, ir->stores[j].value, v, nv);
 	if (w.bad)
 		goto out;
+	if (rows > 1 && flat)
+		astra_nest_refuse(&w, 0, "a flat space (one row: nothing a strip of rows would reuse)");
+	else if (rows > 1 && !rows_reused(&w, v, nv))
+		astra_nest_refuse(&w, ir->nr_stores ? ir->stores[0].line : 0,
+				  "no input read at several rows (nothing a strip of rows would reuse)");
+	if (w.bad)
+		goto out;
+	if (rows > 1) {
+		if (strip(&w, type, v, nv, rows, rlo, clo, &b) < 0)
+			goto out;
+		goto done;
+	}
 
 	astra_buf_addf(&b, "{\n\tstruct alignas(%d * sizeof(%s)) astra_vec { %s e[%d]; };\n", VEC, type, type, VEC);
 	astra_buf_addf(&b, "\tconst long long astra_ng = ((long long)(%s) + %d) / %d - (long long)(%s) / %d;\n", ir->cols, VEC - 1,
@@ -233,12 +446,7 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 	for (j = 0; j < nv; j++) {
 		if (base[j] >= 0)
 			continue;
-		astra_buf_addf(&b, "\t\t\tastra_vec astra_l%zu;\n\t\t\t{\n\t\t\t\tconst %s *astra_p = ", j, type);
-		place(&w, v[j]->s, v[j]->a[0], &b);
-		astra_buf_adds(&b, ";\n\t\t\t\tif (((unsigned long long)astra_p & (sizeof(astra_vec) - 1)) == 0)\n");
-		astra_buf_addf(&b, "\t\t\t\t\tastra_l%zu = *(const astra_vec *)astra_p;\n\t\t\t\telse\n", j);
-		astra_buf_addf(&b, "\t\t\t\t\tfor (int astra_k = 0; astra_k < %d; astra_k++)\n", VEC);
-		astra_buf_addf(&b, "\t\t\t\t\t\tastra_l%zu.e[astra_k] = astra_p[astra_k];\n\t\t\t}\n", j);
+		vector_load(&w, type, v[j], j, &b);
 	}
 	/* every store's value per column, then the stores */
 	for (l = 0; l < VEC; l++) {
@@ -263,15 +471,9 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 	}
 	w.name_c = "astra_c";
 	for (j = 0; j < ir->nr_stores; j++) {
-		astra_buf_adds(&b, "\t\t\t{\n\t\t\t\tastra_vec astra_o;\n");
-		for (l = 0; l < VEC; l++)
-			astra_buf_addf(&b, "\t\t\t\tastra_o.e[%d] = astra_v%zu_%d;\n", l, j, l);
-		astra_buf_addf(&b, "\t\t\t\t%s *astra_p = ", type);
-		place(&w, ir->stores[j].buf, ir->stores[j].index, &b);
-		astra_buf_adds(&b, ";\n\t\t\t\tif (((unsigned long long)astra_p & (sizeof(astra_vec) - 1)) == 0)\n");
-		astra_buf_adds(&b, "\t\t\t\t\t*(astra_vec *)astra_p = astra_o;\n\t\t\t\telse\n");
-		astra_buf_addf(&b, "\t\t\t\t\tfor (int astra_k = 0; astra_k < %d; astra_k++)\n", VEC);
-		astra_buf_adds(&b, "\t\t\t\t\t\tastra_p[astra_k] = astra_o.e[astra_k];\n\t\t\t}\n");
+		char vname[32];
+		snprintf(vname, sizeof(vname), "astra_v%zu_", j);
+		vector_store(&w, type, &ir->stores[j], vname, &b);
 	}
 	/* a group at a border: each column as the original's thread, under its guard */
 	astra_buf_addf(&b, "\t\t} else {\n\t\t\tfor (int astra_k = 0; astra_k < %d; astra_k++) {\n", VEC);
@@ -280,6 +482,7 @@ int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, 
 	w.name_c = "astra_cc";
 	astra_nest_emit_stores(&w, type, "\t\t\t\t\t", NULL, &b);
 	astra_buf_adds(&b, "\t\t\t\t}\n\t\t\t}\n\t\t}\n\t}\n}\n");
+done:
 	if (!w.bad) {
 		astra_buf_add(out, k->text, sig);
 		astra_buf_add(out, b.buf, b.len);
@@ -288,4 +491,16 @@ out:
 	astra_buf_release(&b);
 	astra_ir_arena_release(&w.ar);
 	return w.bad ? -1 : 0;
+}
+
+int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
+		       struct astra_buf *out, struct astra_buf *why)
+{
+	return lower_map(ir, k, type, 1, out, why);
+}
+
+int astra_ir_lower_strip(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
+			 struct astra_buf *out, struct astra_buf *why)
+{
+	return lower_map(ir, k, type, ASTRA_STRIP_ROWS, out, why);
 }

@@ -90,6 +90,19 @@ int astra_ir_lower_stencil(const struct astra_ir *ir, const struct astra_kernel 
  */
 int astra_ir_lower_map(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
 		       struct astra_buf *out, struct astra_buf *why);
+/*
+ * astra_ir_lower_strip (lower-map.c) writes the same map with each
+ * thread's 4 columns over ASTRA_STRIP_ROWS consecutive rows (a strip),
+ * for a map that reads some input at several rows (a stencil: out[r, c]
+ * from in[r - 1 .. r + 1, ...]): every place the strip reads is loaded
+ * once, so an input row is read once per strip instead of once per
+ * output row; a strip at a border element by element under the
+ * original's guard.  Any grid, any 1-D block.  Returns 0, or -1 with why
+ * (a flat space, or no input read at several rows).
+ */
+#define ASTRA_STRIP_ROWS 4
+int astra_ir_lower_strip(const struct astra_ir *ir, const struct astra_kernel *k, const char *type,
+			 struct astra_buf *out, struct astra_buf *why);
 /* 1 when ir is a flat space of elements: a thread per element or a grid-stride loop, no loop over k. */
 int astra_ir_flat_space(const struct astra_ir *ir);
 

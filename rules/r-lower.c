@@ -568,8 +568,8 @@ const struct astra_rule astra_rule_lower_rows = {
  * a grid-stride loop over the whole grid: any grid is correct.
  */
 
-/* dim3(X, Y) -> dim3(X, ((Y) + 3) / 4); NULL when g is not two arguments of dim3 (malloc'd). */
-static char *quarter_rows(const char *g)
+/* dim3(X, Y) -> dim3(X, ((Y) + div - 1) / div); NULL when g is not two arguments of dim3 (malloc'd). */
+static char *fewer_rows(const char *g, int div)
 {
 	const char *p, *comma = NULL;
 	int depth = 0;
@@ -592,22 +592,22 @@ static char *quarter_rows(const char *g)
 	}
 	if (!comma || depth)
 		return NULL;
-	return xasprintf("dim3(%.*s, ((%.*s) + 3) / 4)", (int)(comma - g - 5), g + 5, (int)(g + n - 2 - comma),
-			 comma + 1);
+	return xasprintf("dim3(%.*s, ((%.*s) + %d) / %d)", (int)(comma - g - 5), g + 5, (int)(g + n - 2 - comma),
+			 comma + 1, div - 1, div);
 }
-static int apply_map(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+/* lower-map (rows 1) and lower-strip (rows ASTRA_STRIP_ROWS): the same launch, a thread per 4 x rows elements */
+static int map_rows(struct astra_rk *rk, lower_2d fn, int rows, struct astra_buf *why)
 {
 	struct astra_ir ir;
 	struct astra_buf text = ASTRA_BUF_INIT;
 	char *grid = NULL;
 	const char *block = "256";
 	int ret = 0;
-	(void)arg;
 	if (rk->steps.nr) {
 		astra_buf_adds(why, "lowers the original kernel only (it must be the first step)");
 		return 0;
 	}
-	if (!lower_2d_typed(rk, &ir, astra_ir_lower_map, 2, " as a map", &text, why))
+	if (!lower_2d_typed(rk, &ir, fn, 2, rows > 1 ? " as a strip" : " as a map", &text, why))
 		goto out;
 	if (astra_ir_flat_space(&ir)) {
 		/* one row: a block of 256 per 1024 elements, else the original's geometry */
@@ -618,11 +618,15 @@ static int apply_map(struct astra_rk *rk, const char *arg, struct astra_buf *why
 			block = NULL;
 		}
 	} else {
-		grid = xasprintf("(((%s) - (%s)) * (((%s) + 3) / 4 - (%s) / 4) + 255) / 256", ir.rows,
-				 ir.rows_lo ? ir.rows_lo : "0", ir.cols, ir.cols_lo ? ir.cols_lo : "0");
+		if (rows > 1)
+			grid = xasprintf("(((%s) - (%s) + %d) / %d * (((%s) + 3) / 4 - (%s) / 4) + 255) / 256", ir.rows,
+					 ir.rows_lo ? ir.rows_lo : "0", rows - 1, rows, ir.cols, ir.cols_lo ? ir.cols_lo : "0");
+		else
+			grid = xasprintf("(((%s) - (%s)) * (((%s) + 3) / 4 - (%s) / 4) + 255) / 256", ir.rows,
+					 ir.rows_lo ? ir.rows_lo : "0", ir.cols, ir.cols_lo ? ir.cols_lo : "0");
 		if (!astra_rk_params_only(rk, grid)) {
 			free(grid);
-			grid = ir.mapping == IR_MAP_2D ? quarter_rows(rk->grid) : NULL;
+			grid = ir.mapping == IR_MAP_2D ? fewer_rows(rk->grid, 4 * rows) : NULL;
 			if (ir.mapping == IR_MAP_2D && !grid)
 				block = "64";
 		}
@@ -637,6 +641,18 @@ out:
 	return ret;
 }
 
+static int apply_map(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	(void)arg;
+	return map_rows(rk, astra_ir_lower_map, 1, why);
+}
+
+static int apply_strip(struct astra_rk *rk, const char *arg, struct astra_buf *why)
+{
+	(void)arg;
+	return map_rows(rk, astra_ir_lower_strip, ASTRA_STRIP_ROWS, why);
+}
+
 const struct astra_rule astra_rule_lower_map = {
 	.name = "lower-map",
 	.summary = "element-wise map of a 2-D space (a thread per element) -> generated from its lifted form: 4 "
@@ -645,4 +661,23 @@ const struct astra_rule astra_rule_lower_map = {
 	.stage = 10,
 	.excludes = "flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist,vectorize",
 	.apply = apply_map,
+};
+
+/*
+ * Rule "lower-strip": the map of lower-map whose stores read an input at
+ * several rows (a stencil: convolution-2d, jacobi-2d, fdtd-2d's hz
+ * update) with each thread's 4 columns over ASTRA_STRIP_ROWS rows, every
+ * place the strip reads loaded once (ir/lower-map.c,
+ * astra_ir_lower_strip): an input row crosses L2 once per strip instead
+ * of once per output row.  Launch as lower-map's, a thread per 4 x 4
+ * elements.
+ */
+const struct astra_rule astra_rule_lower_strip = {
+	.name = "lower-strip",
+	.summary = "element-wise map reading an input at several rows (a stencil) -> generated from its lifted form: "
+		   "4 columns x 4 rows per thread, each input place loaded once, 16-byte loads and stores where aligned",
+	.flags = RULE_GEOMETRY,
+	.stage = 10,
+	.excludes = "flatten,transpose-tile,tune,grid-stride,elems-per-thread,block-size,hoist,vectorize",
+	.apply = apply_strip,
 };

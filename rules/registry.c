@@ -43,6 +43,7 @@ extern const struct astra_rule astra_rule_lower_matvec;
 extern const struct astra_rule astra_rule_lower_matvec_narrow;
 extern const struct astra_rule astra_rule_lower_stencil;
 extern const struct astra_rule astra_rule_lower_map;
+extern const struct astra_rule astra_rule_lower_strip;
 
 const struct astra_rule *const astra_rules[] = {
 	&astra_rule_tune,
@@ -63,6 +64,7 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_lower_matvec_narrow,
 	&astra_rule_lower_stencil,
 	&astra_rule_lower_map,
+	&astra_rule_lower_strip,
 	&astra_rule_online_softmax,
 	&astra_rule_select_regs,
 	&astra_rule_transpose,
