@@ -559,8 +559,9 @@ template <typename T, typename U> inline T atomicExch(T *p, U v)
 	return old;
 }
 
-/* the read-only path is a plain load here */
+/* the read-only path is a plain load here, as are streaming loads (evict first) */
 template <typename T> inline T __ldg(const T *p) { return *p; }
+template <typename T> inline T __ldcs(const T *p) { return *p; }
 
 inline float __expf(float x) { return expf(x); }
 inline float __logf(float x) { return logf(x); }

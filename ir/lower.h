@@ -57,11 +57,13 @@ int astra_ir_lower_contract(const struct astra_ir *ir, const struct astra_kernel
  * the blocks' rows in a grid-stride loop: block = dim3(32, ty) exactly,
  * any grid; *by_cols is set to 1.  ty 64: 16 rows per block instead
  * (block dim3(16, 64): a warp's two halves read two columns, 64 bytes
- * each), twice the blocks for the same rows (ASTRA_MATVEC_ROWS).  Returns 0, or -1 with why ("file:line:
- * ..." where known).
+ * each), twice the blocks for the same rows (ASTRA_MATVEC_ROWS).
+ * stream 1: the row walk loads the matrix (its loads that depend on the
+ * row) with streaming loads (__ldcs, evict first).  Returns 0, or -1
+ * with why ("file:line: ..." where known).
  */
 #define ASTRA_MATVEC_ROWS(ty) ((ty) == 64 ? 16 : 32)
-int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int ty,
+int astra_ir_lower_matvec(const struct astra_ir *ir, const struct astra_kernel *k, const char *type, int ty, int stream,
 			  int *by_cols, struct astra_buf *out, struct astra_buf *why);
 
 /*

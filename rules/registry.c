@@ -41,6 +41,7 @@ extern const struct astra_rule astra_rule_lower_contract_rb84;
 extern const struct astra_rule astra_rule_lower_contract_rb8;
 extern const struct astra_rule astra_rule_lower_matvec;
 extern const struct astra_rule astra_rule_lower_matvec_narrow;
+extern const struct astra_rule astra_rule_lower_matvec_stream;
 extern const struct astra_rule astra_rule_lower_stencil;
 extern const struct astra_rule astra_rule_lower_map;
 extern const struct astra_rule astra_rule_lower_strip;
@@ -62,6 +63,7 @@ const struct astra_rule *const astra_rules[] = {
 	&astra_rule_lower_contract_rb8,
 	&astra_rule_lower_matvec,
 	&astra_rule_lower_matvec_narrow,
+	&astra_rule_lower_matvec_stream,
 	&astra_rule_lower_stencil,
 	&astra_rule_lower_map,
 	&astra_rule_lower_strip,
