@@ -7,7 +7,7 @@ libastra_a_SOURCES += \
 	rules/engine.c rules/rule.h \
 	rules/registry.c \
 	rules/canon.c rules/canon.h \
-	rules/chunk.c rules/chunk.h \
+	rules/chunk.c rules/chunk-scan.c rules/chunk-gen.c rules/chunk.h rules/chunk-int.h \
 	rules/r-vectorize.c \
 	rules/r-online.c \
 	rules/r-rowsplit.c \
