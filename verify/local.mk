@@ -9,7 +9,7 @@ libastra_a_SOURCES += \
 	verify/profile.c verify/profile.h \
 	verify/sandbox.c verify/sandbox.h \
 	verify/screen.c verify/screen.h \
-	verify/verify.c verify/verify.h
+	verify/verify.c verify/verify-build.c verify/verify-run.c verify/verify.h verify/verify-int.h
 
 # The test programs' runtime is CUDA source kept as a real file (so that it
 # is read, reviewed and compiled as CUDA) and embedded into astra-cc as a
