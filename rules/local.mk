@@ -6,7 +6,7 @@ libastra_a_SOURCES += \
 	rules/helpers.c rules/helpers.h \
 	rules/engine.c rules/rule.h \
 	rules/registry.c \
-	rules/canon.c rules/canon.h \
+	rules/canon.c rules/canon-inline.c rules/canon-forms.c rules/canon.h rules/canon-int.h \
 	rules/chunk.c rules/chunk-scan.c rules/chunk-gen.c rules/chunk.h rules/chunk-int.h \
 	rules/r-vectorize.c \
 	rules/r-online.c \

@@ -75,14 +75,14 @@ static void quote_dir(struct vctx *c, const char *file, struct astra_vec *seen)
 		astra_vec_push(seen, abs);
 	if (!abs) {
 		astra_verify_note(c, "cannot resolve %s (%s): the test program's quoted includes are not looked for there", dir,
-		     strerror(errno));
+				  strerror(errno));
 	} else if (symlink(abs, link) == 0 || (errno == EEXIST && unlink(link) == 0 && symlink(abs, link) == 0)) {
 		use = link;
 	} else if (astra_workspace_shell_safe(abs) && !strchr(abs, ',')) {
 		use = abs;
 	} else {
 		astra_verify_note(c, "cannot link %s to %s (%s), whose name nvcc's shell would change: the test program's quoted "
-		     "includes are not looked for there", link, abs, strerror(errno));
+				  "includes are not looked for there", link, abs, strerror(errno));
 	}
 	if (use) {
 		astra_trace(ASTRA_TRACE_VERIFY, "quoted includes: %s (%s)", use, abs);
@@ -342,10 +342,10 @@ static size_t attribute(struct vctx *c, const size_t *sel, size_t nsel, const ch
 			first = xstrndup(msgs[i].buf, first_nl ? (size_t)(first_nl - msgs[i].buf) : msgs[i].len);
 			if (!strcmp(check[i], "signature"))
 				astra_verify_reject(c, sel[i], "signature", "does not keep the kernel's name and signature (it must "
-				       "define __global__ %s with the original's parameter types): %s", c->k->name, first);
+						    "define __global__ %s with the original's parameter types): %s", c->k->name, first);
 			else if (!strcmp(check[i], "geometry"))
 				astra_verify_reject(c, sel[i], "geometry", "its launch geometry does not compile (expressions may use "
-				       "only the kernel's parameter names): %s", first);
+						    "only the kernel's parameter names): %s", first);
 			else
 				astra_verify_reject(c, sel[i], "compile", "does not compile: %s", first);
 			free(r->compile_log);

@@ -405,7 +405,7 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 			if (c->res->reference_deterministic) {
 				c->res->reference_deterministic = 0;
 				astra_verify_note(c, "the original kernel is not bit-for-bit deterministic (`%s` differs between "
-				     "two runs): candidates are held to the tolerance against themselves", jstr(e, "buffer"));
+						  "two runs): candidates are held to the tolerance against themselves", jstr(e, "buffer"));
 			}
 		} else if (!strcmp(ev, "done")) {
 			done = 1;
@@ -431,16 +431,16 @@ static enum outcome read_events(struct vctx *c, const struct astra_buf *out, int
 				const char *check = tool ? tool : hang ? "hang" : ph == PH_MISALIGNED ? "misaligned" : "crash";
 				if (hang)
 					astra_verify_reject(c, (size_t)ci, check, "did not finish within %.3g s (the watchdog stopped it) [%s]",
-					       astra_json_get_num(e, "limit_s", 0), where);
+							    astra_json_get_num(e, "limit_s", 0), where);
 				else
 					astra_verify_reject(c, (size_t)ci, check, "crashed%s: %s (%s) [%s]",
-					       ph == PH_MISALIGNED ? " with misaligned base pointers" : "",
-					       jstr(e, "error"), jstr(e, "message"), where);
+							    ph == PH_MISALIGNED ? " with misaligned base pointers" : "",
+							    jstr(e, "error"), jstr(e, "message"), where);
 				oc = RUN_AGAIN;
 			} else if (v == 0 && ph == PH_MISALIGNED && !hang && !tool) {
 				c->res->misaligned = 0;
 				astra_verify_note(c, "the original kernel faults on misaligned base pointers (%s): it requires aligned "
-				     "buffers, so misaligned pointers were not tried on the candidates", jstr(e, "error"));
+						  "buffers, so misaligned pointers were not tried on the candidates", jstr(e, "error"));
 				*todo &= ~PH_MISALIGNED;
 				oc = RUN_AGAIN;
 			} else {
@@ -627,10 +627,10 @@ int astra_verify_run_program(struct vctx *c, struct astra_vec *argv, size_t vers
 			astra_verify_note(c, "sandbox: limits and a private directory; not isolated from the network (%s)", why);
 		if (sandboxed && !astra_sandbox_landlock_available(&why))
 			astra_verify_note(c, "sandbox: the test programs' writes are not confined to their directory: they may write "
-			     "wherever the user may (%s)", why);
+					  "wherever the user may (%s)", why);
 		else if (sandboxed && sb.ruleset < 0)
 			astra_verify_note(c, "sandbox: the test programs' writes are not confined to their directory: a Landlock rule "
-			     "could not be made (see the log)");
+					  "could not be made (see the log)");
 	}
 	t0 = astra_now();
 	gpu_lock(c, &lock);
@@ -853,10 +853,10 @@ void astra_verify_run_sanitizers(struct vctx *c)
 			if (oc == RUN_STOP && !rej) {
 				if (c->stop_why)
 					astra_verify_note(c, "compute-sanitizer --tool %s did not complete (%s); not counted", tools[t],
-					     c->stop_why);
+							  c->stop_why);
 				else
 					astra_verify_note(c, "compute-sanitizer --tool %s did not complete (exit status %d); not counted",
-					     tools[t], rc);
+							  tools[t], rc);
 				/* A failure of the tool must not hide the main verdicts. */
 				free(c->res->not_run);
 				c->res->not_run = NULL;

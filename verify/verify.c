@@ -156,7 +156,7 @@ static void get_ceilings(struct vctx *c)
 			astra_cache_device_put(cache, &put);
 			free(put.driver);
 			astra_verify_note(c, "measured the device's ceilings (kept in the cache): copy %.0f GB/s, FMA %.0f GFLOP/s",
-			     ce.copy_gbps, ce.fma_gflops);
+					  ce.copy_gbps, ce.fma_gflops);
 		} else {
 			astra_verify_note(c, "the device's ceilings could not be measured: roofline fractions are not available");
 		}
@@ -204,8 +204,8 @@ static void judge_timing(struct vctx *c)
 	}
 	if (r->baseline_above_ceiling)
 		astra_verify_note(c, "the original kernel runs above the device's measured ceiling by the pragma's byte counts: "
-		     "buffers() overstates the memory traffic (a kernel that reads part of a buffer), so the "
-		     "roofline fractions are not meaningful");
+				  "buffers() overstates the memory traffic (a kernel that reads part of a buffer), so the "
+				  "roofline fractions are not meaningful");
 	for (i = 0; i < c->n; i++) {
 		struct astra_cand_result *cr = &r->cands[i];
 		double logsum = 0;
@@ -244,9 +244,9 @@ static void judge_timing(struct vctx *c)
 	}
 	if (overstated)
 		astra_verify_note(c, "candidates ran faster than the device's ceiling allows for the pragma's byte counts, but not "
-		     "for the bytes they write: the kernel takes an index buffer and reads part of a buffer (a "
-		     "gather), so buffers() overstate its traffic; give bytes(...) for roofline fractions that mean "
-		     "something");
+				  "for the bytes they write: the kernel takes an index buffer and reads part of a buffer (a "
+				  "gather), so buffers() overstate its traffic; give bytes(...) for roofline fractions that mean "
+				  "something");
 }
 
 /* ------------------------------------------------------------ the entry */
@@ -333,7 +333,7 @@ static void setup_candidates(struct vctx *c, const struct astra_variant *cands, 
 			if (astra_screen_candidate(cands[i].text, c->k->name, &c->c[i].scr) < 0) {
 				if (c->c[i].scr.line)
 					astra_verify_reject(c, i, c->c[i].scr.check, "%s:%u: %s", r->name, c->c[i].scr.line,
-					       c->c[i].scr.reason);
+							    c->c[i].scr.reason);
 				else
 					astra_verify_reject(c, i, c->c[i].scr.check, "%s", c->c[i].scr.reason);
 				continue;
@@ -384,7 +384,7 @@ static void header_prefix(struct vctx *c, const char *kf)
 	}
 	if (at < 0) {
 		astra_verify_note(c, "%s: not found among the compile unit's includes: the test program has the header's "
-		     "text alone", kf);
+				  "text alone", kf);
 		return;
 	}
 	/* the chain's length first, then the parts outermost first */
