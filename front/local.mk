@@ -8,5 +8,5 @@ libastra_a_SOURCES += \
 	front/expand.c front/expand.h \
 	front/lex.c front/lex.h \
 	front/key.c front/key.h \
-	front/pragma.c front/pragma.h \
+	front/pragma.c front/pragma-clauses.c front/pragma.h front/pragma-int.h \
 	front/types.c front/types.h

@@ -24,6 +24,7 @@
 #include "lib/buf.h"
 #include "lib/util.h"
 #include "front/pragma.h"
+#include "front/pragma-int.h"
 
 /* ------------------------------------------------------------ diagnostics */
 
@@ -176,24 +177,7 @@ const struct astra_tolerance *astra_pragma_tolerance(const struct astra_pragma *
 
 /* ------------------------------------------------------------ lexer */
 
-enum tkind { T_END, T_IDENT, T_NUMBER, T_STRING, T_PUNCT, T_BAD };
 
-struct tok {
-	enum tkind kind;
-	const char *s;
-	size_t len;
-	unsigned line, col;
-	int space; /* blanks (or a comment) before it */
-};
-
-struct parser {
-	struct astra_pragma *p;
-	const char *file;
-	struct astra_diags *diags;
-	struct tok *toks;
-	size_t nr, alloc, i;
-	int failed;
-};
 
 /* Longest first, so that `...` wins over `..` and `<<=` over `<<`. */
 static const char *const puncts[] = {
@@ -230,7 +214,7 @@ static size_t continuation(const char *s)
 	return s[n] == '\n' ? n + 1 : 0;
 }
 
-static void lex(struct parser *P, const char *text, unsigned line, unsigned col)
+void astra_pragma_lex(struct parser *P, const char *text, unsigned line, unsigned col)
 {
 	const char *s = text;
 	int space = 0;
@@ -340,23 +324,6 @@ static void lex(struct parser *P, const char *text, unsigned line, unsigned col)
 
 /* ------------------------------------------------------------ parser helpers */
 
-static const struct tok *cur(const struct parser *P)
-{
-	return &P->toks[P->i];
-}
-
-static const struct tok *peek(const struct parser *P, size_t ahead)
-{
-	size_t j = P->i + ahead;
-	return &P->toks[j < P->nr ? j : P->nr - 1];
-}
-
-static int is(const struct tok *t, const char *punct)
-{
-	size_t n = strlen(punct);
-	return t->kind == T_PUNCT && t->len == n && !memcmp(t->s, punct, n);
-}
-
 /* = += -= *= /= %= &= |= ^= <<= >>= */
 static int is_assignment(const struct tok *t)
 {
@@ -364,13 +331,8 @@ static int is_assignment(const struct tok *t)
 	       (t->len == 1 || (!is(t, "==") && !is(t, "!=") && !is(t, "<=") && !is(t, ">=")));
 }
 
-static char *tok_str(const struct tok *t)
-{
-	return xstrndup(t->s, t->len);
-}
-
 /* "'text'" (shortened), "the end of the line", or a stray byte in hex. */
-static char *describe(const struct tok *t)
+char *astra_pragma_describe(const struct tok *t)
 {
 	if (t->kind == T_END)
 		return xstrdup("the end of the line");
@@ -381,8 +343,7 @@ static char *describe(const struct tok *t)
 	return xasprintf("'%.*s'", (int)t->len, t->s);
 }
 
-static int fail(struct parser *P, const struct tok *t, const char *fmt, ...) ASTRA_PRINTF(3, 4);
-static int fail(struct parser *P, const struct tok *t, const char *fmt, ...)
+int astra_pragma_fail(struct parser *P, const struct tok *t, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -398,20 +359,12 @@ static int fail(struct parser *P, const struct tok *t, const char *fmt, ...)
 }
 
 /* Fail with "expected WHAT, found <token>" at the current token. */
-static int expected(struct parser *P, const char *what)
+int astra_pragma_expected(struct parser *P, const char *what)
 {
-	char *d = describe(cur(P));
-	fail(P, cur(P), "expected %s before %s", what, d);
+	char *d = astra_pragma_describe(cur(P));
+	astra_pragma_fail(P, cur(P), "expected %s before %s", what, d);
 	free(d);
 	return -1;
-}
-
-static struct astra_pos pos_of(const struct tok *t)
-{
-	struct astra_pos pos;
-	pos.line = t->line;
-	pos.col = t->col;
-	return pos;
 }
 
 /*
@@ -450,14 +403,7 @@ static int opens_template(const struct parser *P, size_t at)
 	return 0;
 }
 
-enum stop {
-	STOP_COMMA = 1 << 0,    /* , */
-	STOP_RPAREN = 1 << 1,   /* ) */
-	STOP_RBRACKET = 1 << 2, /* ] */
-	STOP_DOTDOT = 1 << 3,   /* .. */
-	STOP_ASSIGN = 1 << 4,   /* a blank, then `name =`: the next item of a list */
-	STOP_SPACE = 1 << 5,    /* a blank: the next value of a list */
-};
+
 
 /*
  * Collect one expression starting at the current token, up to (not
@@ -465,7 +411,7 @@ enum stop {
  * text (malloc'd), or NULL after a diagnostic.  what names the expected
  * thing for messages ("a value").
  */
-static char *expr(struct parser *P, unsigned stop, const char *what)
+char *astra_pragma_expr(struct parser *P, unsigned stop, const char *what)
 {
 	struct astra_buf b = ASTRA_BUF_INIT;
 	char stack[64];
@@ -488,21 +434,21 @@ static char *expr(struct parser *P, unsigned stop, const char *what)
 		}
 		if (t->kind == T_END) {
 			const struct tok *o = &P->toks[opener[depth - 1]];
-			fail(P, t, "expected '%c' to close the '%.*s' at column %u",
-			     stack[depth - 1] == '(' ? ')' : stack[depth - 1] == '[' ? ']' :
-			     stack[depth - 1] == '{' ? '}' : '>', (int)o->len, o->s, o->col);
+			astra_pragma_fail(P, t, "expected '%c' to close the '%.*s' at column %u",
+					  stack[depth - 1] == '(' ? ')' : stack[depth - 1] == '[' ? ']' :
+					  stack[depth - 1] == '{' ? '}' : '>', (int)o->len, o->s, o->col);
 			goto bad;
 		}
 		if (t->kind == T_BAD) {
-			char *d = describe(t);
-			fail(P, t, "stray %s in %s", d, what);
+			char *d = astra_pragma_describe(t);
+			astra_pragma_fail(P, t, "stray %s in %s", d, what);
 			free(d);
 			goto bad;
 		}
 		if (is(t, "(") || is(t, "[") || is(t, "{") ||
 		    (is(t, "<") && P->i > start && opens_template(P, P->i))) {
 			if (depth == ARRAY_SIZE(stack)) {
-				fail(P, t, "brackets nested too deeply");
+				astra_pragma_fail(P, t, "brackets nested too deeply");
 				goto bad;
 			}
 			opener[depth] = P->i;
@@ -510,18 +456,18 @@ static char *expr(struct parser *P, unsigned stop, const char *what)
 		} else if (is(t, ")") || is(t, "]") || is(t, "}")) {
 			char want = t->s[0] == ')' ? '(' : t->s[0] == ']' ? '[' : '{';
 			if (depth == 0) {
-				char *d = describe(t);
+				char *d = astra_pragma_describe(t);
 				if (!b.len)
-					fail(P, t, "expected %s before %s", what, d);
+					astra_pragma_fail(P, t, "expected %s before %s", what, d);
 				else
-					fail(P, t, "unbalanced %s", d);
+					astra_pragma_fail(P, t, "unbalanced %s", d);
 				free(d);
 				goto bad;
 			}
 			if (stack[depth - 1] != want) {
 				char close = stack[depth - 1] == '(' ? ')' : stack[depth - 1] == '[' ? ']' :
 					     stack[depth - 1] == '{' ? '}' : '>';
-				fail(P, t, "expected '%c' before '%c'", close, t->s[0]);
+				astra_pragma_fail(P, t, "expected '%c' before '%c'", close, t->s[0]);
 				goto bad;
 			}
 			depth--;
@@ -533,10 +479,10 @@ static char *expr(struct parser *P, unsigned stop, const char *what)
 				depth--;
 		} else if (depth == 0 && (is(t, ";") || is_assignment(t))) {
 			/* Nothing to assign to here; `n = = 1` is a typo. */
-			fail(P, t, "unexpected '%.*s' in %s", (int)t->len, t->s, what);
+			astra_pragma_fail(P, t, "unexpected '%.*s' in %s", (int)t->len, t->s, what);
 			goto bad;
 		} else if (P->i == start && is(t, "==")) {
-			expected(P, what);
+			astra_pragma_expected(P, what);
 			goto bad;
 		}
 		if (t->space && b.len)
@@ -545,7 +491,7 @@ static char *expr(struct parser *P, unsigned stop, const char *what)
 		P->i++;
 	}
 	if (!b.len) {
-		expected(P, what);
+		astra_pragma_expected(P, what);
 		goto bad;
 	}
 	return astra_buf_detach(&b, NULL);
@@ -559,14 +505,14 @@ bad:
  * returns 1), or (when blanks may separate items) the next item's name.
  * Returns 0 to go on, 1 at the end, -1 after a diagnostic.
  */
-static int list_next(struct parser *P, int blank_separated, const char *after)
+int astra_pragma_list_next(struct parser *P, int blank_separated, const char *after)
 {
 	const struct tok *t = cur(P);
 	if (is(t, ",")) {
 		P->i++;
 		if (is(cur(P), ")")) {
-			char *d = describe(cur(P));
-			fail(P, cur(P), "expected another item after ',' before %s", d);
+			char *d = astra_pragma_describe(cur(P));
+			astra_pragma_fail(P, cur(P), "expected another item after ',' before %s", d);
 			free(d);
 			return -1;
 		}
@@ -579,48 +525,48 @@ static int list_next(struct parser *P, int blank_separated, const char *after)
 	if (blank_separated && t->kind == T_IDENT && t->space)
 		return 0;
 	{
-		char *d = describe(t);
-		fail(P, t, "expected ',' or ')' after %s, found %s", after, d);
+		char *d = astra_pragma_describe(t);
+		astra_pragma_fail(P, t, "expected ',' or ')' after %s, found %s", after, d);
 		free(d);
 	}
 	return -1;
 }
 
-static int open_paren(struct parser *P, const struct tok *kw)
+int astra_pragma_open_paren(struct parser *P, const struct tok *kw)
 {
 	if (is(cur(P), "(")) {
 		P->i++;
 		return 0;
 	}
 	{
-		char *d = describe(cur(P));
-		fail(P, cur(P), "expected '(' after '%.*s', found %s", (int)kw->len, kw->s, d);
+		char *d = astra_pragma_describe(cur(P));
+		astra_pragma_fail(P, cur(P), "expected '(' after '%.*s', found %s", (int)kw->len, kw->s, d);
 		free(d);
 	}
 	return -1;
 }
 
-static int close_paren(struct parser *P, const char *after)
+int astra_pragma_close_paren(struct parser *P, const char *after)
 {
 	if (is(cur(P), ")")) {
 		P->i++;
 		return 0;
 	}
 	{
-		char *d = describe(cur(P));
-		fail(P, cur(P), "expected ')' after %s, found %s", after, d);
+		char *d = astra_pragma_describe(cur(P));
+		astra_pragma_fail(P, cur(P), "expected ')' after %s, found %s", after, d);
 		free(d);
 	}
 	return -1;
 }
 
 /* A name: the current token must be an identifier. */
-static const struct tok *name(struct parser *P, const char *what)
+const struct tok *astra_pragma_name(struct parser *P, const char *what)
 {
 	const struct tok *t = cur(P);
 	if (t->kind != T_IDENT) {
-		char *d = describe(t);
-		fail(P, t, "expected %s, found %s", what, d);
+		char *d = astra_pragma_describe(t);
+		astra_pragma_fail(P, t, "expected %s, found %s", what, d);
 		free(d);
 		return NULL;
 	}
@@ -628,583 +574,6 @@ static const struct tok *name(struct parser *P, const char *what)
 	return t;
 }
 
-static int tok_eq(const struct tok *t, const char *s)
-{
-	return strlen(s) == t->len && !memcmp(s, t->s, t->len);
-}
-
-/* ------------------------------------------------------------ clauses */
-
-/* shapes(...), types(...), scalars(...): name=value lists. */
-static int assign_list(struct parser *P, struct astra_assign_set *set, const char *clause,
-		       const char *what)
-{
-	if (is(cur(P), ")")) {
-		fail(P, cur(P), "empty %s(); expected name=%s", clause, !strcmp(clause, "types") ? "type" : "value");
-		return -1;
-	}
-	for (;;) {
-		const struct tok *n = name(P, "a name");
-		struct astra_assign *a;
-		char *value;
-		int r;
-		if (!n)
-			return -1;
-		if (!is(cur(P), "=")) {
-			char *d = describe(cur(P));
-			fail(P, cur(P), "expected '=' after '%.*s', found %s", (int)n->len, n->s, d);
-			free(d);
-			return -1;
-		}
-		P->i++;
-		value = expr(P, STOP_COMMA | STOP_RPAREN | STOP_ASSIGN, what);
-		if (!value)
-			return -1;
-		{
-			char *nm = tok_str(n);
-			if (astra_assign_get(set, nm)) {
-				fail(P, n, "'%s' is given twice in %s()", nm, clause);
-				free(nm);
-				free(value);
-				return -1;
-			}
-			ALLOC_GROW(set->items, set->nr + 1, set->alloc);
-			a = &set->items[set->nr++];
-			a->name = nm;
-			a->value = value;
-			a->pos = pos_of(n);
-		}
-		r = list_next(P, 1, "a value");
-		if (r)
-			return r < 0 ? -1 : 0;
-	}
-}
-
-static int clause_shapes(struct parser *P, const struct tok *kw)
-{
-	struct astra_pragma *p = P->p;
-	struct astra_assign_set *set;
-	ALLOC_GROW(p->shapes, p->nr_shapes + 1, p->alloc_shapes);
-	set = &p->shapes[p->nr_shapes++];
-	memset(set, 0, sizeof(*set));
-	set->pos = pos_of(kw);
-	return assign_list(P, set, "shapes", "a value");
-}
-
-static int clause_types(struct parser *P, const struct tok *kw)
-{
-	struct astra_pragma *p = P->p;
-	struct astra_assign_set *set;
-	ALLOC_GROW(p->types, p->nr_types + 1, p->alloc_types);
-	set = &p->types[p->nr_types++];
-	memset(set, 0, sizeof(*set));
-	set->pos = pos_of(kw);
-	return assign_list(P, set, "types", "a type");
-}
-
-static int clause_scalars(struct parser *P, const struct tok *kw)
-{
-	if (!P->p->scalars.nr)
-		P->p->scalars.pos = pos_of(kw);
-	return assign_list(P, &P->p->scalars, "scalars", "a value");
-}
-
-static int clause_buffers(struct parser *P, const struct tok *kw)
-{
-	struct astra_pragma *p = P->p;
-	(void)kw;
-	if (is(cur(P), ")"))
-		return expected(P, "a buffer such as x[n]");
-	for (;;) {
-		const struct tok *n = name(P, "a buffer name");
-		char *count, *nm;
-		int r;
-		if (!n)
-			return -1;
-		if (!is(cur(P), "[")) {
-			char *d = describe(cur(P));
-			fail(P, cur(P), "expected '[' after '%.*s' (buffers(%.*s[count])), found %s",
-			     (int)n->len, n->s, (int)n->len, n->s, d);
-			free(d);
-			return -1;
-		}
-		P->i++;
-		count = expr(P, STOP_RBRACKET | STOP_RPAREN | STOP_COMMA, "an element count");
-		if (!count)
-			return -1;
-		if (!is(cur(P), "]")) {
-			free(count);
-			return expected(P, "']'");
-		}
-		P->i++;
-		nm = tok_str(n);
-		if (astra_pragma_buffer(p, nm)) {
-			fail(P, n, "buffer '%s' is described twice", nm);
-			free(nm);
-			free(count);
-			return -1;
-		}
-		ALLOC_GROW(p->buffers, p->nr_buffers + 1, p->alloc_buffers);
-		p->buffers[p->nr_buffers].name = nm;
-		p->buffers[p->nr_buffers].count = count;
-		p->buffers[p->nr_buffers].pos = pos_of(n);
-		p->nr_buffers++;
-		r = list_next(P, 1, "a buffer");
-		if (r)
-			return r < 0 ? -1 : 0;
-	}
-}
-
-static int clause_outputs(struct parser *P, const struct tok *kw)
-{
-	struct astra_pragma *p = P->p;
-	(void)kw;
-	if (is(cur(P), ")"))
-		return expected(P, "the name of a buffer the kernel writes");
-	for (;;) {
-		const struct tok *n = name(P, "the name of a buffer the kernel writes");
-		char *nm;
-		int r;
-		if (!n)
-			return -1;
-		nm = tok_str(n);
-		if (astra_pragma_is_output(p, nm)) {
-			fail(P, n, "output '%s' is named twice", nm);
-			free(nm);
-			return -1;
-		}
-		ALLOC_GROW(p->outputs, p->nr_outputs + 1, p->alloc_outputs);
-		ALLOC_GROW(p->output_pos, p->nr_outputs + 1, p->alloc_output_pos);
-		p->outputs[p->nr_outputs] = nm;
-		p->output_pos[p->nr_outputs] = pos_of(n);
-		p->nr_outputs++;
-		r = list_next(P, 1, "an output");
-		if (r)
-			return r < 0 ? -1 : 0;
-	}
-}
-
-static int clause_launch(struct parser *P, const struct tok *kw)
-{
-	struct astra_pragma *p = P->p;
-	if (!p->grid && !p->block && !p->shmem)
-		p->launch_pos = pos_of(kw);
-	if (is(cur(P), ")"))
-		return expected(P, "grid=, block= or shmem=");
-	for (;;) {
-		const struct tok *n = name(P, "grid=, block= or shmem=");
-		char **slot, *value;
-		int r;
-		if (!n)
-			return -1;
-		if (tok_eq(n, "grid"))
-			slot = &p->grid;
-		else if (tok_eq(n, "block"))
-			slot = &p->block;
-		else if (tok_eq(n, "shmem"))
-			slot = &p->shmem;
-		else {
-			fail(P, n, "unknown launch parameter '%.*s'; expected grid, block or shmem",
-			     (int)n->len, n->s);
-			return -1;
-		}
-		if (*slot) {
-			fail(P, n, "'%.*s' is given twice in launch()", (int)n->len, n->s);
-			return -1;
-		}
-		if (!is(cur(P), "=")) {
-			char *d = describe(cur(P));
-			fail(P, cur(P), "expected '=' after '%.*s', found %s", (int)n->len, n->s, d);
-			free(d);
-			return -1;
-		}
-		P->i++;
-		value = expr(P, STOP_COMMA | STOP_RPAREN | STOP_ASSIGN, "an expression");
-		if (!value)
-			return -1;
-		*slot = value;
-		r = list_next(P, 1, "a launch parameter");
-		if (r)
-			return r < 0 ? -1 : 0;
-	}
-}
-
-/* A plain decimal number literal, if the whole text is one (1e-3f, 4, .5). */
-static int numeric(const char *s, double *out)
-{
-	char *end;
-	double v;
-	if (!*s)
-		return 0;
-	v = strtod(s, &end);
-	if (end == s)
-		return 0;
-	if (*end == 'f' || *end == 'F' || *end == 'l' || *end == 'L')
-		end++;
-	if (*end)
-		return 0;
-	*out = v;
-	return 1;
-}
-
-static int clause_range(struct parser *P, const struct tok *kw)
-{
-	struct astra_pragma *p = P->p;
-	const struct tok *names[32], *lo_tok;
-	size_t nr = 0, k;
-	char *lo, *hi;
-	double a, b;
-	(void)kw;
-	for (;;) {
-		const struct tok *n = name(P, "the name of a parameter");
-		if (!n)
-			return -1;
-		if (nr == ARRAY_SIZE(names)) {
-			fail(P, n, "too many names in one range()");
-			return -1;
-		}
-		names[nr++] = n;
-		if (is(cur(P), ",")) {
-			P->i++;
-			continue;
-		}
-		if (is(cur(P), ":")) {
-			P->i++;
-			break;
-		}
-		return expected(P, "':' (range(x: lo .. hi))");
-	}
-	lo_tok = cur(P);
-	lo = expr(P, STOP_DOTDOT | STOP_RPAREN | STOP_COMMA, "a lower bound");
-	if (!lo)
-		return -1;
-	if (!is(cur(P), "..")) {
-		free(lo);
-		return expected(P, "'..' between the bounds");
-	}
-	P->i++;
-	hi = expr(P, STOP_RPAREN | STOP_COMMA, "an upper bound");
-	if (!hi) {
-		free(lo);
-		return -1;
-	}
-	if (numeric(lo, &a) && numeric(hi, &b) && a > b) {
-		fail(P, lo_tok, "empty range: the lower bound %s is above the upper bound %s", lo, hi);
-		free(lo);
-		free(hi);
-		return -1;
-	}
-	for (k = 0; k < nr; k++) {
-		char *nm = tok_str(names[k]);
-		size_t j;
-		for (j = 0; j < p->nr_ranges; j++) {
-			if (!strcmp(p->ranges[j].name, nm)) {
-				fail(P, names[k], "range of '%s' is given twice", nm);
-				free(nm);
-				free(lo);
-				free(hi);
-				return -1;
-			}
-		}
-		ALLOC_GROW(p->ranges, p->nr_ranges + 1, p->alloc_ranges);
-		p->ranges[p->nr_ranges].name = nm;
-		p->ranges[p->nr_ranges].lo = xstrdup(lo);
-		p->ranges[p->nr_ranges].hi = xstrdup(hi);
-		p->ranges[p->nr_ranges].pos = pos_of(names[k]);
-		p->nr_ranges++;
-	}
-	free(lo);
-	free(hi);
-	return close_paren(P, "the upper bound");
-}
-
-static int clause_tolerance(struct parser *P, const struct tok *kw)
-{
-	struct astra_pragma *p = P->p;
-	struct astra_tolerance t;
-	const struct tok *at = kw;
-	size_t j;
-
-	t.name = NULL;
-	t.rtol = t.atol = -1;
-	if (cur(P)->kind == T_IDENT && is(peek(P, 1), ":")) {
-		at = cur(P);
-		t.name = tok_str(cur(P));
-		P->i += 2;
-	}
-	for (;;) {
-		const struct tok *n = name(P, "rtol= or atol=");
-		double *slot, v;
-		char *text;
-		const struct tok *vt;
-		int r;
-		if (!n)
-			goto bad;
-		if (tok_eq(n, "rtol"))
-			slot = &t.rtol;
-		else if (tok_eq(n, "atol"))
-			slot = &t.atol;
-		else {
-			fail(P, n, "unknown tolerance '%.*s'; expected rtol or atol", (int)n->len, n->s);
-			goto bad;
-		}
-		if (*slot >= 0) {
-			fail(P, n, "'%.*s' is given twice", (int)n->len, n->s);
-			goto bad;
-		}
-		if (!is(cur(P), "=")) {
-			expected(P, "'='");
-			goto bad;
-		}
-		P->i++;
-		vt = cur(P);
-		if (is(vt, "-")) {
-			fail(P, vt, "a tolerance cannot be negative");
-			goto bad;
-		}
-		if (is(vt, "+"))
-			vt = &P->toks[++P->i];
-		if (vt->kind != T_NUMBER) {
-			expected(P, "a number");
-			goto bad;
-		}
-		text = tok_str(vt);
-		if (!numeric(text, &v) || v != v) {
-			fail(P, vt, "expected a decimal number, found '%s'", text);
-			free(text);
-			goto bad;
-		}
-		free(text);
-		*slot = v;
-		P->i++;
-		r = list_next(P, 1, "a tolerance");
-		if (r < 0)
-			goto bad;
-		if (r)
-			break;
-	}
-	for (j = 0; j < p->nr_tolerances; j++) {
-		const char *o = p->tolerances[j].name;
-		if ((!o && !t.name) || (o && t.name && !strcmp(o, t.name))) {
-			if (t.name)
-				fail(P, at, "tolerance of '%s' is given twice", t.name);
-			else
-				fail(P, at, "the default tolerance is given twice");
-			goto bad;
-		}
-	}
-	t.pos = pos_of(at);
-	ALLOC_GROW(p->tolerances, p->nr_tolerances + 1, p->alloc_tolerances);
-	p->tolerances[p->nr_tolerances++] = t;
-	return 0;
-bad:
-	free(t.name);
-	return -1;
-}
-
-/* Is there a `,` outside brackets before the `)` that ends this clause? */
-static int has_top_comma(const struct parser *P)
-{
-	size_t j;
-	int depth = 0;
-	for (j = P->i; j < P->nr && P->toks[j].kind != T_END; j++) {
-		const struct tok *t = &P->toks[j];
-		if (is(t, "(") || is(t, "[") || is(t, "{"))
-			depth++;
-		else if (is(t, ")") || is(t, "]") || is(t, "}")) {
-			if (depth-- == 0)
-				return 0;
-		} else if (depth == 0 && is(t, ","))
-			return 1;
-	}
-	return 0;
-}
-
-static int clause_tune(struct parser *P, const struct tok *kw)
-{
-	struct astra_pragma *p = P->p;
-	struct astra_tunable *tn;
-	const struct tok *n = name(P, "the name of a tunable");
-	unsigned stop;
-	size_t j;
-	char *nm;
-	(void)kw;
-	if (!n)
-		return -1;
-	if (!is(cur(P), ":"))
-		return expected(P, "':' (tune(NAME: v1 v2 ...))");
-	P->i++;
-	nm = tok_str(n);
-	for (j = 0; j < p->nr_tunables; j++) {
-		if (!strcmp(p->tunables[j].name, nm)) {
-			fail(P, n, "tunable '%s' is given twice", nm);
-			free(nm);
-			return -1;
-		}
-	}
-	ALLOC_GROW(p->tunables, p->nr_tunables + 1, p->alloc_tunables);
-	tn = &p->tunables[p->nr_tunables++];
-	memset(tn, 0, sizeof(*tn));
-	tn->name = nm;
-	tn->pos = pos_of(n);
-	stop = STOP_RPAREN | (has_top_comma(P) ? STOP_COMMA : STOP_SPACE);
-	for (;;) {
-		const struct tok *vt = cur(P);
-		char *v = expr(P, stop, "a value");
-		if (!v)
-			return -1;
-		for (j = 0; j < tn->nr; j++) {
-			if (!strcmp(tn->values[j], v)) {
-				fail(P, vt, "value %s of tunable '%s' is given twice", v, tn->name);
-				free(v);
-				return -1;
-			}
-		}
-		ALLOC_GROW(tn->values, tn->nr + 1, tn->alloc);
-		tn->values[tn->nr++] = v;
-		if (is(cur(P), ")")) {
-			P->i++;
-			return 0;
-		}
-		if (is(cur(P), ","))
-			P->i++;
-		else if (cur(P)->kind == T_END)
-			return expected(P, "')'");
-	}
-}
-
-/* flops(expr) and bytes(expr): one expression each, once. */
-static int clause_figure(struct parser *P, const struct tok *kw, char **slot, const char *name)
-{
-	char *v;
-	if (*slot) {
-		fail(P, kw, "%s() is given twice", name);
-		return -1;
-	}
-	v = expr(P, STOP_RPAREN, "an expression");
-	if (!v)
-		return -1;
-	*slot = v;
-	return close_paren(P, "the expression");
-}
-
-static int clause_flops(struct parser *P, const struct tok *kw)
-{
-	return clause_figure(P, kw, &P->p->flops, "flops");
-}
-
-static int clause_bytes(struct parser *P, const struct tok *kw)
-{
-	return clause_figure(P, kw, &P->p->bytes, "bytes");
-}
-
-struct clause {
-	const char *name;
-	int (*parse)(struct parser *P, const struct tok *kw); /* NULL: a flag */
-	unsigned flag;
-};
-
-static const struct clause clauses[] = {
-	{ "optimize", NULL, ASTRA_PRAGMA_OPTIMIZE },
-	{ "off", NULL, ASTRA_PRAGMA_OFF },
-	{ "noalias", NULL, ASTRA_PRAGMA_NOALIAS },
-	{ "shapes", clause_shapes, 0 },
-	{ "buffers", clause_buffers, 0 },
-	{ "outputs", clause_outputs, 0 },
-	{ "launch", clause_launch, 0 },
-	{ "types", clause_types, 0 },
-	{ "scalars", clause_scalars, 0 },
-	{ "range", clause_range, 0 },
-	{ "tolerance", clause_tolerance, 0 },
-	{ "tune", clause_tune, 0 },
-	{ "flops", clause_flops, 0 },
-	{ "bytes", clause_bytes, 0 },
-};
-
-/* Levenshtein distance, capped: enough for "did you mean". */
-static size_t distance(const char *a, size_t la, const char *b)
-{
-	size_t lb = strlen(b), i, j, row[32];
-	if (la >= ARRAY_SIZE(row) || lb >= ARRAY_SIZE(row))
-		return 99;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
-static int clause(struct parser *P)
-{
-	const struct tok *t = cur(P);
-	size_t k, best = 0, best_d = 99;
-	if (t->kind != T_IDENT) {
-		char *d = describe(t);
-		fail(P, t, "expected a clause (optimize, shapes, buffers, outputs, launch, ...), found %s", d);
-		free(d);
-		return -1;
-	}
-	for (k = 0; k < ARRAY_SIZE(clauses); k++) {
-		size_t d;
-		if (tok_eq(t, clauses[k].name))
-			break;
-		d = distance(t->s, t->len, clauses[k].name);
-		if (d < best_d)
-			best_d = d, best = k;
-	}
-	if (k == ARRAY_SIZE(clauses)) {
-		if (best_d <= 2)
-			fail(P, t, "unknown clause '%.*s'; did you mean '%s'?", (int)t->len, t->s, clauses[best].name);
-		else
-			fail(P, t, "unknown clause '%.*s'; expected optimize, off, shapes, buffers, outputs, "
-			     "launch, types, scalars, range, tolerance, tune, noalias, flops or bytes",
-			     (int)t->len, t->s);
-		return -1;
-	}
-	P->i++;
-	P->p->nr_clauses++;
-	if (clauses[k].flag != ASTRA_PRAGMA_OFF)
-		P->p->flags |= ASTRA_PRAGMA_OPTIMIZE;
-	if (!clauses[k].parse) {
-		if (is(cur(P), "(")) {
-			fail(P, cur(P), "'%s' takes no arguments", clauses[k].name);
-			return -1;
-		}
-		P->p->flags |= clauses[k].flag;
-		return 0;
-	}
-	if (open_paren(P, t) < 0)
-		return -1;
-	return clauses[k].parse(P, t);
-}
-
-int astra_pragma_parse(struct astra_pragma *p, const char *text, const char *file,
-		       unsigned line, unsigned col, struct astra_diags *diags)
-{
-	struct parser P;
-	memset(&P, 0, sizeof(P));
-	P.p = p;
-	P.file = file;
-	P.diags = diags;
-	if (!p->line)
-		p->line = line;
-	lex(&P, text, line, col);
-	while (cur(&P)->kind != T_END && !P.failed)
-		clause(&P);
-	free(P.toks);
-	return P.failed ? -1 : 0;
-}
 
 /* ------------------------------------------------------------ checks */
 
