@@ -145,13 +145,13 @@ FUZZ_LDADD = $(FUZZ_DRIVER) $(ASTRA_LIBS)
 EXTRA_DIST += testsuite/fuzz/corpus testsuite/fuzz/run-fuzzer
 
 check_PROGRAMS += testsuite/fuzz/fuzz-pragma
-testsuite_fuzz_fuzz_pragma_SOURCES = testsuite/fuzz/fuzz-pragma.c front/pragma.c
+testsuite_fuzz_fuzz_pragma_SOURCES = testsuite/fuzz/fuzz-pragma.c front/pragma.c front/pragma-clauses.c
 testsuite_fuzz_fuzz_pragma_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
 testsuite_fuzz_fuzz_pragma_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 testsuite_fuzz_fuzz_pragma_LDADD = $(FUZZ_LDADD)
 
 check_PROGRAMS += testsuite/fuzz/fuzz-extract
-testsuite_fuzz_fuzz_extract_SOURCES = testsuite/fuzz/fuzz-extract.c front/extract.c front/pragma.c \
+testsuite_fuzz_fuzz_extract_SOURCES = testsuite/fuzz/fuzz-extract.c front/extract.c front/pragma.c front/pragma-clauses.c \
 	front/includes.c front/kernel.c front/key.c
 testsuite_fuzz_fuzz_extract_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
 testsuite_fuzz_fuzz_extract_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
