@@ -165,29 +165,43 @@ static void shifted_loads(struct nw *w, const struct astra_ir_node **v, size_t n
 	}
 }
 
+/*
+ * The kernel's opening: the 4-element struct, and the grid-stride loop
+ * over every group of 4 columns of `rows` rows (lower-map: 1; a strip:
+ * more), each group's first row astra_r and column astra_c (a flat
+ * space: no row, its columns in 64 bits).
+ */
+static void group_loop(const struct astra_ir *ir, const char *type, int rows, int flat, const char *rlo,
+		       const char *clo, struct astra_buf *b)
+{
+	astra_buf_addf(b, "{\n\tstruct alignas(%d * sizeof(%s)) astra_vec { %s e[%d]; };\n", VEC, type, type, VEC);
+	astra_buf_addf(b, "\tconst long long astra_ng = ((long long)(%s) + %d) / %d - (long long)(%s) / %d;\n", ir->cols, VEC - 1,
+		       VEC, clo, VEC);
+	if (rows > 1)
+		astra_buf_addf(b, "\tconst long long astra_n = ((long long)((%s) - (%s)) + %d) / %d * astra_ng;\n", ir->rows,
+			       rlo, rows - 1, rows);
+	else
+		astra_buf_addf(b, "\tconst long long astra_n = (long long)((%s) - (%s)) * astra_ng;\n", ir->rows, rlo);
+	astra_buf_adds(b, "\tconst long long astra_step = (long long)gridDim.x * gridDim.y * blockDim.x;\n");
+	astra_buf_adds(b, "\tfor (long long astra_e = ((long long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + "
+			  "threadIdx.x; astra_e < astra_n; astra_e += astra_step) {\n");
+	if (flat) {
+		/* a flat extent may pass 2^31 (a size_t n): the columns in 64 bits */
+		astra_buf_addf(b, "\t\tconst long long astra_c = %d * ((long long)(%s) / %d + astra_e %% astra_ng);\n", VEC, clo,
+			       VEC);
+		return;
+	}
+	if (rows > 1)
+		astra_buf_addf(b, "\t\tconst int astra_r = (%s) + %d * (int)(astra_e / astra_ng);\n", rlo, rows);
+	else
+		astra_buf_addf(b, "\t\tconst int astra_r = (%s) + (int)(astra_e / astra_ng);\n", rlo);
+	astra_buf_addf(b, "\t\tconst int astra_c = %d * ((%s) / %d + (int)(astra_e %% astra_ng));\n", VEC, clo, VEC);
+}
+
 /* Do loads a and b read one place (one buffer, indices equal as polynomials)? */
 static int same_place(struct nw *w, const struct astra_ir_node *a, const struct astra_ir_node *b)
 {
-	struct astra_buf t = ASTRA_BUF_INIT;
-	int same;
-	if (strcmp(a->s, b->s))
-		return 0;
-	astra_ir_print_poly(astra_ir_node(&w->ar, IR_BIN, "-", 2, a->a[0], b->a[0]), &t);
-	same = t.len && !strcmp(t.buf, "0");
-	astra_buf_release(&t);
-	return same;
-}
-
-/* n with the index atom replaced by (atom + d): a load d rows or columns on. */
-static const struct astra_ir_node *moved(struct nw *w, const struct astra_ir_node *n, const char *atom, int d)
-{
-	char nd[16];
-	if (!d)
-		return n;
-	snprintf(nd, sizeof(nd), "%d", d);
-	return astra_nest_subst(w, n, atom,
-				astra_ir_node(&w->ar, IR_BIN, "+", 2, astra_ir_node(&w->ar, IR_ATOM, atom, 0),
-					      astra_ir_node(&w->ar, IR_NUM, astra_ir_strdup(&w->ar, nd, strlen(nd)), 0)));
+	return !strcmp(a->s, b->s) && astra_nest_same_poly(w, a->a[0], b->a[0]);
 }
 
 /* The place of n in u[0..nu), added when new (at most max); -1 when full. */
@@ -225,7 +239,7 @@ static int strip_group(struct nw *w, const char *type, const struct astra_ir_nod
 
 	for (i = 0; i < rows; i++)
 		for (j = 0; j < nv; j++)
-			if ((at[i][j] = place_of(w, moved(w, v[j], "r", i), u, &nu, STRIP_LOADS)) < 0)
+			if ((at[i][j] = place_of(w, astra_nest_moved(w, v[j], "r", i), u, &nu, STRIP_LOADS)) < 0)
 				return -1;
 	shifted_loads(w, u, nu, ir->stores[0].index, base, shift);
 	w->name_r = "astra_r";
@@ -237,7 +251,7 @@ static int strip_group(struct nw *w, const char *type, const struct astra_ir_nod
 		for (l = 0; l < VEC && base[m] >= 0; l++) {
 			int e = l + shift[m];
 			size_t before = nh;
-			const struct astra_ir_node *d = moved(w, u[m], "c", l);
+			const struct astra_ir_node *d = astra_nest_moved(w, u[m], "c", l);
 			if (e >= 0 && e < VEC)
 				continue;
 			if (place_of(w, d, h, &nh, STRIP_LOADS) < 0)
@@ -261,7 +275,7 @@ static int strip_group(struct nw *w, const char *type, const struct astra_ir_nod
 					w->rep_text[w->nr_rep++] = xasprintf("astra_l%d.e[%d]", base[q] < 0 ? q : base[q], e);
 				else
 					w->rep_text[w->nr_rep++] =
-						xasprintf("astra_h%d", place_of(w, moved(w, u[q], "c", l), h, &nh, nh));
+						xasprintf("astra_h%d", place_of(w, astra_nest_moved(w, u[q], "c", l), h, &nh, nh));
 			}
 			for (j = 0; j < ir->nr_stores; j++) {
 				astra_buf_addf(b, "\t\t\tconst %s astra_v%zu_%d_%d = ", type, j, i, l);
@@ -293,7 +307,7 @@ static int rows_reused(struct nw *w, const struct astra_ir_node **v, size_t nv)
 	for (d = 1; d < STRIP_ROWS; d++)
 		for (j = 0; j < nv; j++)
 			for (m = 0; m < nv; m++)
-				if (astra_nest_depends(v[j]->a[0], "r") && same_place(w, moved(w, v[j], "r", d), v[m]))
+				if (astra_nest_depends(v[j]->a[0], "r") && same_place(w, astra_nest_moved(w, v[j], "r", d), v[m]))
 					return 1;
 	return 0;
 }
@@ -308,16 +322,7 @@ static int strip(struct nw *w, const char *type, const struct astra_ir_node **v,
 		 const char *rlo, const char *clo, struct astra_buf *b)
 {
 	const struct astra_ir *ir = w->ir;
-	astra_buf_addf(b, "{\n\tstruct alignas(%d * sizeof(%s)) astra_vec { %s e[%d]; };\n", VEC, type, type, VEC);
-	astra_buf_addf(b, "\tconst long long astra_ng = ((long long)(%s) + %d) / %d - (long long)(%s) / %d;\n", ir->cols, VEC - 1,
-		       VEC, clo, VEC);
-	astra_buf_addf(b, "\tconst long long astra_n = ((long long)((%s) - (%s)) + %d) / %d * astra_ng;\n", ir->rows, rlo,
-		       rows - 1, rows);
-	astra_buf_adds(b, "\tconst long long astra_step = (long long)gridDim.x * gridDim.y * blockDim.x;\n");
-	astra_buf_adds(b, "\tfor (long long astra_e = ((long long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + "
-			  "threadIdx.x; astra_e < astra_n; astra_e += astra_step) {\n");
-	astra_buf_addf(b, "\t\tconst int astra_r = (%s) + %d * (int)(astra_e / astra_ng);\n", rlo, rows);
-	astra_buf_addf(b, "\t\tconst int astra_c = %d * ((%s) / %d + (int)(astra_e %% astra_ng));\n", VEC, clo, VEC);
+	group_loop(ir, type, rows, 0, rlo, clo, b);
 	astra_buf_addf(b, "\t\tif (astra_c >= (%s) && astra_c + %d < (%s) && astra_r + %d < (%s)) {\n", clo, VEC - 1,
 		       ir->cols, rows - 1, ir->rows);
 	if (strip_group(w, type, v, nv, rows, b) < 0) {
@@ -423,21 +428,7 @@ static int lower_map(const struct astra_ir *ir, const struct astra_kernel *k, co
 		goto done;
 	}
 
-	astra_buf_addf(&b, "{\n\tstruct alignas(%d * sizeof(%s)) astra_vec { %s e[%d]; };\n", VEC, type, type, VEC);
-	astra_buf_addf(&b, "\tconst long long astra_ng = ((long long)(%s) + %d) / %d - (long long)(%s) / %d;\n", ir->cols, VEC - 1,
-		       VEC, clo, VEC);
-	astra_buf_addf(&b, "\tconst long long astra_n = (long long)((%s) - (%s)) * astra_ng;\n", ir->rows, rlo);
-	astra_buf_adds(&b, "\tconst long long astra_step = (long long)gridDim.x * gridDim.y * blockDim.x;\n");
-	astra_buf_adds(&b, "\tfor (long long astra_e = ((long long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + "
-			   "threadIdx.x; astra_e < astra_n; astra_e += astra_step) {\n");
-	if (flat) {
-		/* a flat extent may pass 2^31 (a size_t n): the columns in 64 bits */
-		astra_buf_addf(&b, "\t\tconst long long astra_c = %d * ((long long)(%s) / %d + astra_e %% astra_ng);\n", VEC, clo,
-			       VEC);
-	} else {
-		astra_buf_addf(&b, "\t\tconst int astra_r = (%s) + (int)(astra_e / astra_ng);\n", rlo);
-		astra_buf_addf(&b, "\t\tconst int astra_c = %d * ((%s) / %d + (int)(astra_e %% astra_ng));\n", VEC, clo, VEC);
-	}
+	group_loop(ir, type, 1, flat, rlo, clo, &b);
 	w.name_r = "astra_r";
 	w.name_c = "astra_c";
 	astra_buf_addf(&b, "\t\tif (astra_c >= (%s) && astra_c + %d < (%s)) {\n", clo, VEC - 1, ir->cols);

@@ -91,11 +91,31 @@ struct astra_ir_node *astra_nest_subst(struct nw *w, const struct astra_ir_node 
 }
 
 /* Does index n advance by 1 when k does? */
+const struct astra_ir_node *astra_nest_moved(struct nw *w, const struct astra_ir_node *n, const char *atom, int d)
+{
+	char nd[16];
+	if (!d)
+		return n;
+	snprintf(nd, sizeof(nd), "%d", d);
+	return astra_nest_subst(w, n, atom,
+				astra_ir_node(&w->ar, IR_BIN, "+", 2, astra_ir_node(&w->ar, IR_ATOM, atom, 0),
+					      astra_ir_node(&w->ar, IR_NUM, astra_ir_strdup(&w->ar, nd, strlen(nd)), 0)));
+}
+
+int astra_nest_same_poly(struct nw *w, const struct astra_ir_node *a, const struct astra_ir_node *b)
+{
+	struct astra_buf t = ASTRA_BUF_INIT;
+	int same;
+	astra_ir_print_poly(astra_ir_node(&w->ar, IR_BIN, "-", 2, (struct astra_ir_node *)a, (struct astra_ir_node *)b), &t);
+	same = t.len && !strcmp(t.buf, "0");
+	astra_buf_release(&t);
+	return same;
+}
+
 int astra_nest_unit_in(struct nw *w, const struct astra_ir_node *n, const char *atom)
 {
-	struct astra_ir_node *k1 = astra_ir_node(&w->ar, IR_BIN, "+", 2, astra_ir_node(&w->ar, IR_ATOM, atom, 0),
-						 astra_ir_node(&w->ar, IR_NUM, "1", 0));
-	struct astra_ir_node *d = astra_ir_node(&w->ar, IR_BIN, "-", 2, astra_nest_subst(w, n, atom, k1), (struct astra_ir_node *)n);
+	struct astra_ir_node *d = astra_ir_node(&w->ar, IR_BIN, "-", 2, (struct astra_ir_node *)astra_nest_moved(w, n, atom, 1),
+						(struct astra_ir_node *)n);
 	struct astra_buf t = ASTRA_BUF_INIT;
 	int r;
 	astra_ir_print_poly(d, &t);

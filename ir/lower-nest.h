@@ -51,6 +51,10 @@ int astra_nest_same_expr(const struct astra_ir_node *a, const struct astra_ir_no
 struct astra_ir_node *astra_nest_subst(struct nw *w, const struct astra_ir_node *n, const char *from,
 				       struct astra_ir_node *to);
 int astra_nest_unit_in(struct nw *w, const struct astra_ir_node *n, const char *atom);
+/* n with the atom replaced by (atom + d): a load d rows or columns on (n itself for 0). */
+const struct astra_ir_node *astra_nest_moved(struct nw *w, const struct astra_ir_node *n, const char *atom, int d);
+/* Are a and b equal as index polynomials (a - b prints as 0)? */
+int astra_nest_same_poly(struct nw *w, const struct astra_ir_node *a, const struct astra_ir_node *b);
 int astra_nest_loads_elsewhere(const struct astra_ir_node *n, const char *buf, const struct astra_ir_node *at);
 /*
  * The loads of n read along the row (unit stride in c, no gather),

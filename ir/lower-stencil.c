@@ -38,18 +38,10 @@ struct stbuf {
 	int tiled;
 };
 
-static struct astra_ir_node *shifted(struct nw *w, const struct astra_ir_node *f, int dr, int dc)
+/* f at (r + dr, c + dc); c first: r's replacement holds an atom r, not c */
+static const struct astra_ir_node *shifted(struct nw *w, const struct astra_ir_node *f, int dr, int dc)
 {
-	char nr[16], nc[16];
-	struct astra_ir_node *r, *c;
-	snprintf(nr, sizeof(nr), "%d", dr);
-	snprintf(nc, sizeof(nc), "%d", dc);
-	r = astra_ir_node(&w->ar, IR_BIN, "+", 2, astra_ir_node(&w->ar, IR_ATOM, "r", 0),
-			  astra_ir_node(&w->ar, IR_NUM, astra_ir_strdup(&w->ar, nr, strlen(nr)), 0));
-	c = astra_ir_node(&w->ar, IR_BIN, "+", 2, astra_ir_node(&w->ar, IR_ATOM, "c", 0),
-			  astra_ir_node(&w->ar, IR_NUM, astra_ir_strdup(&w->ar, nc, strlen(nc)), 0));
-	/* replace c first: r's replacement holds an atom r, not c */
-	return astra_nest_subst(w, astra_nest_subst(w, f, "c", c), "r", r);
+	return astra_nest_moved(w, astra_nest_moved(w, f, "c", dc), "r", dr);
 }
 
 /* Is load index f the index f0 shifted by (dr, dc) in [-HALO, HALO]? */
@@ -57,20 +49,12 @@ static int shift_of(struct nw *w, const struct astra_ir_node *f, const struct as
 {
 	int i, j;
 	for (i = -HALO; i <= HALO; i++)
-		for (j = -HALO; j <= HALO; j++) {
-			struct astra_ir_node *d = astra_ir_node(&w->ar, IR_BIN, "-", 2, (struct astra_ir_node *)f,
-								shifted(w, f0, i, j));
-			struct astra_buf t = ASTRA_BUF_INIT;
-			int zero;
-			astra_ir_print_poly(d, &t);
-			zero = t.len && !strcmp(t.buf, "0");
-			astra_buf_release(&t);
-			if (zero) {
+		for (j = -HALO; j <= HALO; j++)
+			if (astra_nest_same_poly(w, f, shifted(w, f0, i, j))) {
 				*dr = i;
 				*dc = j;
 				return 1;
 			}
-		}
 	return 0;
 }
 
